@@ -1,0 +1,367 @@
+// SPDX-License-Identifier: Apache-2.0
+// THE field tables: every Model size, every Model array and every per-world Data array, once.
+//
+// X(type, name, nrow, ncol): an array of nrow x ncol elements of `type`, where nrow names a
+// model size (m->nrow) and ncol is a constant or a model size expression written with MSZ().
+// These tables drive allocation (engine/io.c), the Python views (python/views.c), the GPU
+// layout (scripts/gen_layout.py) and the field-by-field conformance tests. Names, shapes and
+// element types are MuJoCo 3.12's.
+// clang-format off
+#ifndef PX_INCLUDE_PX_PXXMACRO_H_
+#define PX_INCLUDE_PX_PXXMACRO_H_
+
+// model sizes (all int)
+#define PX_MODEL_SIZES(X) \
+  X(nq) X(nv) X(nu) X(na) X(nbody) X(njnt) X(ngeom) X(nsite) X(ncam) X(nlight) X(nmesh) \
+  X(nmeshvert) X(nmeshface) X(nmeshgraph) X(nhfield) X(nhfielddata) X(ntex) X(nmat) X(npair) \
+  X(nexclude) X(neq) X(ntendon) X(nwrap) X(nsensor) X(nnumeric) X(nnumericdata) X(ntext) \
+  X(ntextdata) X(ntuple) X(ntupledata) X(nkey) X(nmocap) X(nuser_body) X(nuser_jnt) \
+  X(nuser_geom) X(nuser_site) X(nuser_cam) X(nuser_tendon) X(nuser_actuator) X(nuser_sensor) \
+  X(nnames) X(npaths) X(nsensordata) X(nM) X(nD) X(nB) X(ntree) X(nJten) X(nJmom) \
+  X(nconmax) X(njmax) X(nemax) X(nout)
+
+// a model size inside an ncol expression
+#define MSZ(size) (m->size)
+
+// model arrays
+#define PX_MODEL_FIELDS(X) \
+  /* default generalized coordinates */ \
+  X(pxtNum,  qpos0,                nq,          1) \
+  X(pxtNum,  qpos_spring,          nq,          1) \
+  /* bodies */ \
+  X(int,     body_parentid,        nbody,       1) \
+  X(int,     body_rootid,          nbody,       1) \
+  X(int,     body_weldid,          nbody,       1) \
+  X(int,     body_mocapid,         nbody,       1) \
+  X(int,     body_jntnum,          nbody,       1) \
+  X(int,     body_jntadr,          nbody,       1) \
+  X(int,     body_dofnum,          nbody,       1) \
+  X(int,     body_dofadr,          nbody,       1) \
+  X(int,     body_treeid,          nbody,       1) \
+  X(int,     body_geomnum,         nbody,       1) \
+  X(int,     body_geomadr,         nbody,       1) \
+  X(pxtByte, body_simple,          nbody,       1) \
+  X(pxtByte, body_sameframe,       nbody,       1) \
+  X(pxtNum,  body_pos,             nbody,       3) \
+  X(pxtNum,  body_quat,            nbody,       4) \
+  X(pxtNum,  body_ipos,            nbody,       3) \
+  X(pxtNum,  body_iquat,           nbody,       4) \
+  X(pxtNum,  body_mass,            nbody,       1) \
+  X(pxtNum,  body_subtreemass,     nbody,       1) \
+  X(pxtNum,  body_inertia,         nbody,       3) \
+  X(pxtNum,  body_gravcomp,        nbody,       1) \
+  X(pxtNum,  body_margin,          nbody,       1) \
+  X(int,     body_contype,         nbody,       1) \
+  X(int,     body_conaffinity,     nbody,       1) \
+  X(pxtNum,  body_user,            nbody,       MSZ(nuser_body)) \
+  /* joints */ \
+  X(int,     jnt_type,             njnt,        1) \
+  X(int,     jnt_qposadr,          njnt,        1) \
+  X(int,     jnt_dofadr,           njnt,        1) \
+  X(int,     jnt_bodyid,           njnt,        1) \
+  X(int,     jnt_group,            njnt,        1) \
+  X(pxtBool, jnt_limited,          njnt,        1) \
+  X(pxtBool, jnt_actfrclimited,    njnt,        1) \
+  X(pxtBool, jnt_actgravcomp,      njnt,        1) \
+  X(pxtNum,  jnt_solref,           njnt,        2) \
+  X(pxtNum,  jnt_solimp,           njnt,        5) \
+  X(pxtNum,  jnt_pos,              njnt,        3) \
+  X(pxtNum,  jnt_axis,             njnt,        3) \
+  X(pxtNum,  jnt_stiffness,        njnt,        1) \
+  X(pxtNum,  jnt_stiffnesspoly,    njnt,        2) \
+  X(pxtNum,  jnt_range,            njnt,        2) \
+  X(pxtNum,  jnt_actfrcrange,      njnt,        2) \
+  X(pxtNum,  jnt_margin,           njnt,        1) \
+  X(pxtNum,  jnt_user,             njnt,        MSZ(nuser_jnt)) \
+  /* degrees of freedom */ \
+  X(int,     dof_bodyid,           nv,          1) \
+  X(int,     dof_jntid,            nv,          1) \
+  X(int,     dof_parentid,         nv,          1) \
+  X(int,     dof_treeid,           nv,          1) \
+  X(int,     dof_Madr,             nv,          1) \
+  X(int,     dof_simplenum,        nv,          1) \
+  X(pxtNum,  dof_solref,           nv,          2) \
+  X(pxtNum,  dof_solimp,           nv,          5) \
+  X(pxtNum,  dof_frictionloss,     nv,          1) \
+  X(pxtNum,  dof_armature,         nv,          1) \
+  X(pxtNum,  dof_damping,          nv,          1) \
+  X(pxtNum,  dof_dampingpoly,      nv,          2) \
+  X(pxtNum,  dof_length,           nv,          1) \
+  /* kinematic trees */ \
+  X(int,     tree_bodyadr,         ntree,       1) \
+  X(int,     tree_bodynum,         ntree,       1) \
+  X(int,     tree_dofadr,          ntree,       1) \
+  X(int,     tree_dofnum,          ntree,       1) \
+  /* geoms */ \
+  X(int,     geom_type,            ngeom,       1) \
+  X(int,     geom_contype,         ngeom,       1) \
+  X(int,     geom_conaffinity,     ngeom,       1) \
+  X(int,     geom_condim,          ngeom,       1) \
+  X(int,     geom_bodyid,          ngeom,       1) \
+  X(int,     geom_dataid,          ngeom,       1) \
+  X(int,     geom_matid,           ngeom,       1) \
+  X(int,     geom_group,           ngeom,       1) \
+  X(int,     geom_priority,        ngeom,       1) \
+  X(int,     geom_plugin,          ngeom,       1) \
+  X(pxtByte, geom_sameframe,       ngeom,       1) \
+  X(pxtNum,  geom_solmix,          ngeom,       1) \
+  X(pxtNum,  geom_solref,          ngeom,       2) \
+  X(pxtNum,  geom_solimp,          ngeom,       5) \
+  X(pxtNum,  geom_size,            ngeom,       3) \
+  X(pxtNum,  geom_aabb,            ngeom,       6) \
+  X(pxtNum,  geom_rbound,          ngeom,       1) \
+  X(pxtNum,  geom_pos,             ngeom,       3) \
+  X(pxtNum,  geom_quat,            ngeom,       4) \
+  X(pxtNum,  geom_friction,        ngeom,       3) \
+  X(pxtNum,  geom_margin,          ngeom,       1) \
+  X(pxtNum,  geom_gap,             ngeom,       1) \
+  X(pxtNum,  geom_fluid,           ngeom,       12) \
+  X(pxtNum,  geom_adhesion,        ngeom,       1) \
+  X(pxtNum,  geom_surfacevel,      ngeom,       6) \
+  X(pxtNum,  geom_user,            ngeom,       MSZ(nuser_geom)) \
+  X(float,   geom_rgba,            ngeom,       4) \
+  /* sites */ \
+  X(int,     site_type,            nsite,       1) \
+  X(int,     site_bodyid,          nsite,       1) \
+  X(int,     site_matid,           nsite,       1) \
+  X(int,     site_group,           nsite,       1) \
+  X(pxtByte, site_sameframe,       nsite,       1) \
+  X(pxtNum,  site_size,            nsite,       3) \
+  X(pxtNum,  site_pos,             nsite,       3) \
+  X(pxtNum,  site_quat,            nsite,       4) \
+  X(pxtNum,  site_user,            nsite,       MSZ(nuser_site)) \
+  X(float,   site_rgba,            nsite,       4) \
+  /* cameras */ \
+  X(int,     cam_mode,             ncam,        1) \
+  X(int,     cam_bodyid,           ncam,        1) \
+  X(int,     cam_targetbodyid,     ncam,        1) \
+  X(pxtNum,  cam_pos,              ncam,        3) \
+  X(pxtNum,  cam_quat,             ncam,        4) \
+  X(pxtNum,  cam_poscom0,          ncam,        3) \
+  X(pxtNum,  cam_pos0,             ncam,        3) \
+  X(pxtNum,  cam_mat0,             ncam,        9) \
+  X(int,     cam_projection,       ncam,        1) \
+  X(pxtNum,  cam_fovy,             ncam,        1) \
+  X(pxtNum,  cam_ipd,              ncam,        1) \
+  X(int,     cam_resolution,       ncam,        2) \
+  X(int,     cam_output,           ncam,        1) \
+  X(float,   cam_sensorsize,       ncam,        2) \
+  X(float,   cam_intrinsic,        ncam,        4) \
+  X(pxtNum,  cam_user,             ncam,        MSZ(nuser_cam)) \
+  /* lights */ \
+  X(int,     light_mode,           nlight,      1) \
+  X(int,     light_bodyid,         nlight,      1) \
+  X(int,     light_targetbodyid,   nlight,      1) \
+  X(int,     light_type,           nlight,      1) \
+  X(int,     light_texid,          nlight,      1) \
+  X(pxtBool, light_castshadow,     nlight,      1) \
+  X(float,   light_bulbradius,     nlight,      1) \
+  X(float,   light_intensity,      nlight,      1) \
+  X(float,   light_range,          nlight,      1) \
+  X(pxtBool, light_active,         nlight,      1) \
+  X(pxtNum,  light_pos,            nlight,      3) \
+  X(pxtNum,  light_dir,            nlight,      3) \
+  X(pxtNum,  light_poscom0,        nlight,      3) \
+  X(pxtNum,  light_pos0,           nlight,      3) \
+  X(pxtNum,  light_dir0,           nlight,      3) \
+  X(float,   light_attenuation,    nlight,      3) \
+  X(float,   light_cutoff,         nlight,      1) \
+  X(float,   light_exponent,       nlight,      1) \
+  X(float,   light_ambient,        nlight,      3) \
+  X(float,   light_diffuse,        nlight,      3) \
+  X(float,   light_specular,       nlight,      3) \
+  /* meshes */ \
+  X(int,     mesh_vertadr,         nmesh,       1) \
+  X(int,     mesh_vertnum,         nmesh,       1) \
+  X(int,     mesh_faceadr,         nmesh,       1) \
+  X(int,     mesh_facenum,         nmesh,       1) \
+  X(int,     mesh_graphadr,        nmesh,       1) \
+  X(pxtNum,  mesh_scale,           nmesh,       3) \
+  X(pxtNum,  mesh_pos,             nmesh,       3) \
+  X(pxtNum,  mesh_quat,            nmesh,       4) \
+  X(float,   mesh_vert,            nmeshvert,   3) \
+  X(int,     mesh_face,            nmeshface,   3) \
+  X(int,     mesh_graph,           nmeshgraph,  1) \
+  /* height fields */ \
+  X(pxtNum,  hfield_size,          nhfield,     4) \
+  X(int,     hfield_nrow,          nhfield,     1) \
+  X(int,     hfield_ncol,          nhfield,     1) \
+  X(int,     hfield_adr,           nhfield,     1) \
+  X(float,   hfield_data,          nhfielddata, 1) \
+  /* materials */ \
+  X(int,     mat_texid,            nmat,        10) \
+  X(pxtBool, mat_texuniform,       nmat,        1) \
+  X(float,   mat_texrepeat,        nmat,        2) \
+  X(float,   mat_emission,         nmat,        1) \
+  X(float,   mat_specular,         nmat,        1) \
+  X(float,   mat_shininess,        nmat,        1) \
+  X(float,   mat_reflectance,      nmat,        1) \
+  X(float,   mat_metallic,         nmat,        1) \
+  X(float,   mat_roughness,        nmat,        1) \
+  X(float,   mat_rgba,             nmat,        4) \
+  /* predefined geom pairs */ \
+  X(int,     pair_dim,             npair,       1) \
+  X(int,     pair_geom1,           npair,       1) \
+  X(int,     pair_geom2,           npair,       1) \
+  X(int,     pair_signature,       npair,       1) \
+  X(pxtNum,  pair_solref,          npair,       2) \
+  X(pxtNum,  pair_solreffriction,  npair,       2) \
+  X(pxtNum,  pair_solimp,          npair,       5) \
+  X(pxtNum,  pair_margin,          npair,       1) \
+  X(pxtNum,  pair_gap,             npair,       1) \
+  X(pxtNum,  pair_friction,        npair,       5) \
+  /* excluded body pairs */ \
+  X(int,     exclude_signature,    nexclude,    1) \
+  /* equality constraints */ \
+  X(int,     eq_type,              neq,         1) \
+  X(int,     eq_obj1id,            neq,         1) \
+  X(int,     eq_obj2id,            neq,         1) \
+  X(int,     eq_objtype,           neq,         1) \
+  X(pxtBool, eq_active0,           neq,         1) \
+  X(pxtNum,  eq_solref,            neq,         2) \
+  X(pxtNum,  eq_solimp,            neq,         5) \
+  X(pxtNum,  eq_data,              neq,         11) \
+  /* tendons */ \
+  X(int,     tendon_adr,           ntendon,     1) \
+  X(int,     tendon_num,           ntendon,     1) \
+  X(int,     tendon_matid,         ntendon,     1) \
+  X(int,     tendon_group,         ntendon,     1) \
+  X(pxtBool, tendon_limited,       ntendon,     1) \
+  X(pxtBool, tendon_actfrclimited, ntendon,     1) \
+  X(pxtNum,  tendon_width,         ntendon,     1) \
+  X(pxtNum,  tendon_solref_lim,    ntendon,     2) \
+  X(pxtNum,  tendon_solimp_lim,    ntendon,     5) \
+  X(pxtNum,  tendon_solref_fri,    ntendon,     2) \
+  X(pxtNum,  tendon_solimp_fri,    ntendon,     5) \
+  X(pxtNum,  tendon_range,         ntendon,     2) \
+  X(pxtNum,  tendon_actfrcrange,   ntendon,     2) \
+  X(pxtNum,  tendon_margin,        ntendon,     1) \
+  X(pxtNum,  tendon_stiffness,     ntendon,     1) \
+  X(pxtNum,  tendon_stiffnesspoly, ntendon,     2) \
+  X(pxtNum,  tendon_damping,       ntendon,     1) \
+  X(pxtNum,  tendon_dampingpoly,   ntendon,     2) \
+  X(pxtNum,  tendon_armature,      ntendon,     1) \
+  X(pxtNum,  tendon_frictionloss,  ntendon,     1) \
+  X(pxtNum,  tendon_lengthspring,  ntendon,     2) \
+  X(pxtNum,  tendon_user,          ntendon,     MSZ(nuser_tendon)) \
+  X(float,   tendon_rgba,          ntendon,     4) \
+  /* tendon path elements */ \
+  X(int,     wrap_type,            nwrap,       1) \
+  X(int,     wrap_objid,           nwrap,       1) \
+  X(pxtNum,  wrap_prm,             nwrap,       1) \
+  /* actuators */ \
+  X(int,     actuator_trntype,     nu,          1) \
+  X(int,     actuator_dyntype,     nu,          1) \
+  X(int,     actuator_gaintype,    nu,          1) \
+  X(int,     actuator_biastype,    nu,          1) \
+  X(int,     actuator_trnid,       nu,          2) \
+  X(int,     actuator_actadr,      nu,          1) \
+  X(int,     actuator_actnum,      nu,          1) \
+  X(int,     actuator_group,       nu,          1) \
+  X(pxtBool, actuator_ctrllimited, nu,          1) \
+  X(pxtBool, actuator_forcelimited, nu,         1) \
+  X(pxtBool, actuator_actlimited,  nu,          1) \
+  X(pxtNum,  actuator_dynprm,      nu,          10) \
+  X(pxtNum,  actuator_gainprm,     nu,          10) \
+  X(pxtNum,  actuator_biasprm,     nu,          10) \
+  X(pxtBool, actuator_actearly,    nu,          1) \
+  X(pxtNum,  actuator_ctrlrange,   nu,          2) \
+  X(pxtNum,  actuator_forcerange,  nu,          2) \
+  X(pxtNum,  actuator_actrange,    nu,          2) \
+  X(pxtNum,  actuator_gear,        nu,          6) \
+  X(pxtNum,  actuator_cranklength, nu,          1) \
+  X(pxtNum,  actuator_damping,     nu,          1) \
+  X(pxtNum,  actuator_dampingpoly, nu,          2) \
+  X(pxtNum,  actuator_armature,    nu,          1) \
+  X(pxtNum,  actuator_user,        nu,          MSZ(nuser_actuator)) \
+  /* sensors */ \
+  X(int,     sensor_type,          nsensor,     1) \
+  X(int,     sensor_datatype,      nsensor,     1) \
+  X(int,     sensor_needstage,     nsensor,     1) \
+  X(int,     sensor_objtype,       nsensor,     1) \
+  X(int,     sensor_objid,         nsensor,     1) \
+  X(int,     sensor_reftype,       nsensor,     1) \
+  X(int,     sensor_refid,         nsensor,     1) \
+  X(int,     sensor_intprm,        nsensor,     3) \
+  X(int,     sensor_dim,           nsensor,     1) \
+  X(int,     sensor_adr,           nsensor,     1) \
+  X(pxtNum,  sensor_cutoff,        nsensor,     1) \
+  X(pxtNum,  sensor_noise,         nsensor,     1) \
+  X(pxtNum,  sensor_user,          nsensor,     MSZ(nuser_sensor)) \
+  /* custom numeric, text and tuple fields */ \
+  X(int,     numeric_adr,          nnumeric,    1) \
+  X(int,     numeric_size,         nnumeric,    1) \
+  X(pxtNum,  numeric_data,         nnumericdata, 1) \
+  X(int,     text_adr,             ntext,       1) \
+  X(int,     text_size,            ntext,       1) \
+  X(char,    text_data,            ntextdata,   1) \
+  X(int,     tuple_adr,            ntuple,      1) \
+  X(int,     tuple_size,           ntuple,      1) \
+  X(int,     tuple_objtype,        ntupledata,  1) \
+  X(int,     tuple_objid,          ntupledata,  1) \
+  X(pxtNum,  tuple_objprm,         ntupledata,  1) \
+  /* keyframes */ \
+  X(pxtNum,  key_time,             nkey,        1) \
+  X(pxtNum,  key_qpos,             nkey,        MSZ(nq)) \
+  X(pxtNum,  key_qvel,             nkey,        MSZ(nv)) \
+  X(pxtNum,  key_act,              nkey,        MSZ(na)) \
+  X(pxtNum,  key_mpos,             nkey,        3*MSZ(nmocap)) \
+  X(pxtNum,  key_mquat,            nkey,        4*MSZ(nmocap)) \
+  X(pxtNum,  key_ctrl,             nkey,        MSZ(nu)) \
+  /* names */ \
+  X(int,     name_bodyadr,         nbody,       1) \
+  X(int,     name_jntadr,          njnt,        1) \
+  X(int,     name_geomadr,         ngeom,       1) \
+  X(int,     name_siteadr,         nsite,       1) \
+  X(int,     name_camadr,          ncam,        1) \
+  X(int,     name_lightadr,        nlight,      1) \
+  X(int,     name_meshadr,         nmesh,       1) \
+  X(int,     name_hfieldadr,       nhfield,     1) \
+  X(int,     name_texadr,          ntex,        1) \
+  X(int,     name_matadr,          nmat,        1) \
+  X(int,     name_pairadr,         npair,       1) \
+  X(int,     name_excludeadr,      nexclude,    1) \
+  X(int,     name_eqadr,           neq,         1) \
+  X(int,     name_tendonadr,       ntendon,     1) \
+  X(int,     name_actuatoradr,     nu,          1) \
+  X(int,     name_sensoradr,       nsensor,     1) \
+  X(int,     name_numericadr,      nnumeric,    1) \
+  X(int,     name_textadr,         ntext,       1) \
+  X(int,     name_tupleadr,        ntuple,      1) \
+  X(int,     name_keyadr,          nkey,        1) \
+  X(char,    names,                nnames,      1)
+
+// per-world data arrays (each one contiguous (nworld, nrow*ncol) block in batch storage)
+#define PX_DATA_FIELDS(X) \
+  /* state */ \
+  X(pxtNum,  qpos,                 nq,          1) \
+  X(pxtNum,  qvel,                 nv,          1) \
+  X(pxtNum,  act,                  na,          1) \
+  X(pxtNum,  ctrl,                 nu,          1) \
+  X(pxtNum,  mocap_pos,            nmocap,      3) \
+  X(pxtNum,  mocap_quat,           nmocap,      4) \
+  /* position-dependent: kinematics */ \
+  X(pxtNum,  xpos,                 nbody,       3) \
+  X(pxtNum,  xquat,                nbody,       4) \
+  X(pxtNum,  xmat,                 nbody,       9) \
+  X(pxtNum,  xipos,                nbody,       3) \
+  X(pxtNum,  ximat,                nbody,       9) \
+  X(pxtNum,  xanchor,              njnt,        3) \
+  X(pxtNum,  xaxis,                njnt,        3) \
+  X(pxtNum,  geom_xpos,            ngeom,       3) \
+  X(pxtNum,  geom_xmat,            ngeom,       9) \
+  X(pxtNum,  site_xpos,            nsite,       3) \
+  X(pxtNum,  site_xmat,            nsite,       9) \
+  X(pxtNum,  cam_xpos,             ncam,        3) \
+  X(pxtNum,  cam_xmat,             ncam,        9) \
+  X(pxtNum,  light_xpos,           nlight,      3) \
+  X(pxtNum,  light_xdir,           nlight,      3) \
+  /* position-dependent: com-based */ \
+  X(pxtNum,  subtree_com,          nbody,       3) \
+  X(pxtNum,  cdof,                 nv,          6) \
+  X(pxtNum,  cinert,               nbody,       10) \
+  /* position-dependent: tendons */ \
+  X(pxtNum,  ten_length,           ntendon,     1)
+
+#endif  // PX_INCLUDE_PX_PXXMACRO_H_
+// clang-format on

@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: Apache-2.0
+// Kernel dialect prelude for the GLSL build (see docs/kernel_dialect.md).
+//
+// Included by the generated shaders after the generated layout (shaders/layout.glsl), which
+// declares the buffer-reference blocks `pxm` (the model) and `pxd` (batch data), the current
+// world index `pxw` and the per-field world strides PXS_<field>.
+#ifndef PX_KERN_PRELUDE_GLSL_H_
+#define PX_KERN_PRELUDE_GLSL_H_
+
+#define PX_KERN_GLSL 1
+
+#ifdef PX_FP32
+#define PX_REAL float
+#define PX_R(x) x  // GLSL literals without suffix are float
+#else
+#define PX_REAL double
+#define PX_R(x) x##lf  // literal pasted with the double suffix: 0.1 would be a float
+#endif
+
+#define PXR precise PX_REAL
+
+#define PX_FN
+#define PX_IN(T, name, len) in T name[len]
+#define PX_OUT(T, name, len) out T name[len]
+#define PX_INOUT(T, name, len) inout T name[len]
+
+#define PX_INT(x) int(x)
+#define PX_TOREAL(x) PX_REAL(x)
+
+// correctly rounded hardware operations allowed in kernels (everything else: libm.h)
+#define PX_ABS(x) abs(x)
+#define PX_SQRT(x) sqrt(x)
+
+#define PX_LANE int(gl_LocalInvocationID.x)
+#define PX_NLANE int(gl_WorkGroupSize.x)
+#define PX_SHARED shared
+#define PX_SYNC() barrier()
+
+#define PX_MD
+#define PX_MDARG
+// the same, followed by more parameters or arguments
+#define PX_MDC 
+#define PX_MDARGC 
+
+#define MS(size) (pxm.size)
+#define MOPT(field) (pxm.opt_##field)
+#define M(field, i) (pxm.field.v[i])
+#define D(field, i) (pxd.field.v[pxw * PXS_##field + (i)])
+
+#endif  // PX_KERN_PRELUDE_GLSL_H_

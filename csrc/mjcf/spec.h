@@ -1,0 +1,375 @@
+// SPDX-License-Identifier: Apache-2.0
+// The parsed model ("spec"): every MJCF element as a C struct with MuJoCo's defaults, before
+// compilation. Attribute values are stored as read; names referring to other elements are
+// kept as strings and resolved by the compiler. Each element remembers file and line.
+#ifndef PX_MJCF_SPEC_H_
+#define PX_MJCF_SPEC_H_
+
+#include "px/pxmodel.h"
+#include "px/pxstatus.h"
+#include "mjcf/xml.h"
+
+#define PXC_NAME 128  // longest name (MuJoCo's limit is larger; longer names are errors)
+
+#define PXC_MAXUSER 64  // user values per element
+
+// user values of an element (body_user, geom_user, ...)
+typedef struct {
+  double v[PXC_MAXUSER];
+  int n;  // values given
+} pxcUser;
+
+// where an element came from
+typedef struct {
+  const char* file;
+  int line;
+} pxcSrc;
+
+//---------------------------------- elements with defaults ----------------------------------------
+
+typedef struct {
+  pxcSrc src;
+  char name[PXC_NAME];
+  int type;  // pxtJoint
+  int group;
+  double pos[3];
+  double axis[3];
+  double ref, springref;
+  int limited, actfrclimited;  // 0 false, 1 true, 2 auto
+  int actgravcomp;
+  double solref_limit[2], solimp_limit[5];
+  double solref_friction[2], solimp_friction[5];
+  double stiffness[3];  // spring polynomial
+  double damping[3];    // damper polynomial
+  double springdamper[2];
+  double range[2], actfrcrange[2];
+  double margin, armature, frictionloss;
+  int align;  // freejoint alignment: 0 false, 1 true, 2 auto
+  pxcUser user;
+  int body;  // owning body
+} pxcJoint;
+
+typedef struct {
+  pxcSrc src;
+  char name[PXC_NAME];
+  int type;  // pxtGeom
+  int contype, conaffinity, condim, group, priority;
+  double size[3];
+  int nsize;  // values given in size
+  char material[PXC_NAME];
+  double friction[3];
+  double mass;  // -1: from density
+  double density;
+  int shellinertia;
+  double solmix, solref[2], solimp[5];
+  double margin, gap, adhesion;
+  double surfacevel[6];
+  double fromto[6];
+  int hasfromto;
+  double pos[3], quat[4];
+  char hfield[PXC_NAME], mesh[PXC_NAME];
+  double fitscale;
+  float rgba[4];
+  int fluidshape;  // 0 none, 1 ellipsoid
+  double fluidcoef[5];
+  pxcUser user;
+  int body;
+} pxcGeom;
+
+typedef struct {
+  pxcSrc src;
+  char name[PXC_NAME];
+  int type, group;
+  double pos[3], quat[4];
+  char material[PXC_NAME];
+  double size[3];
+  double fromto[6];
+  int hasfromto;
+  float rgba[4];
+  pxcUser user;
+  int body;
+} pxcSite;
+
+typedef struct {
+  pxcSrc src;
+  char name[PXC_NAME];
+  int projection;
+  double fovy, ipd;
+  int resolution[2];
+  int output;
+  double pos[3], quat[4];
+  int mode;
+  char target[PXC_NAME];
+  float focal[2], focalpixel[2], principal[2], principalpixel[2], sensorsize[2];
+  int hasintrinsic;
+  pxcUser user;
+  int body;
+} pxcCamera;
+
+typedef struct {
+  pxcSrc src;
+  char name[PXC_NAME];
+  int type;  // pxtLightType
+  int castshadow, active;
+  double pos[3], dir[3];
+  float bulbradius, intensity, range, attenuation[3], cutoff, softness, exponent;
+  float ambient[3], diffuse[3], specular[3];
+  int mode;
+  char target[PXC_NAME];
+  char texture[PXC_NAME];
+  int body;
+} pxcLight;
+
+typedef struct {
+  pxcSrc src;
+  char name[PXC_NAME];
+  char texture[PXC_NAME];
+  float texrepeat[2];
+  int texuniform;
+  float emission, specular, shininess, reflectance, metallic, roughness, rgba[4];
+} pxcMaterial;
+
+typedef struct {
+  pxcSrc src;
+  char name[PXC_NAME];
+  char file[1024];
+  double scale[3];
+  double refpos[3], refquat[4];
+  int inertia;  // mjtMeshInertia
+  int maxhullvert;
+  double* vertex;
+  int nvertex;  // values (3 per vertex)
+  int* face;
+  int nface;    // values (3 per face)
+} pxcMeshSpec;
+
+typedef struct {
+  pxcSrc src;
+  char name[PXC_NAME];
+  int limited, actfrclimited;
+  int group;
+  double range[2], actfrcrange[2];
+  double solref_limit[2], solimp_limit[5], solref_friction[2], solimp_friction[5];
+  double frictionloss;
+  double springlength[2];
+  double width;
+  char material[PXC_NAME];
+  double margin;
+  double stiffness[3], damping[3];
+  double armature;
+  float rgba[4];
+  pxcUser user;
+  int spatial;  // 1 spatial, 0 fixed
+  int wrapadr, wrapnum;  // into pxcSpec.wrap
+} pxcTendon;
+
+typedef struct {
+  pxcSrc src;
+  int type;  // pxtWrap
+  char obj[PXC_NAME];
+  char sidesite[PXC_NAME];
+  double prm;  // coef (fixed) or divisor (pulley)
+} pxcWrap;
+
+typedef struct {
+  pxcSrc src;
+  char name[PXC_NAME];
+  int group;
+  int ctrllimited, forcelimited, actlimited;  // 0 false, 1 true, 2 auto
+  double ctrlrange[2], forcerange[2], actrange[2];
+  double lengthrange[2];
+  double gear[6];
+  double damping[3];
+  double armature;
+  double cranklength;
+  int trntype;
+  char target[PXC_NAME];    // joint, tendon, site or body
+  char refsite[PXC_NAME];   // site transmission reference, or slider site
+  int actdim;
+  int dyntype, gaintype, biastype;
+  double dynprm[10], gainprm[10], biasprm[10];
+  int actearly;
+  double inheritrange;
+  double delay;
+  int nsample;
+  pxcUser user;
+  const char* kind;  // element name it came from (general, motor, ...)
+  double dampratio;  // position/intvelocity: kv from damping ratio, resolved by the compiler
+} pxcActuator;
+
+typedef struct {
+  pxcSrc src;
+  char name[PXC_NAME];
+  int type;  // pxtEq
+  int active;
+  double solref[2], solimp[5];
+  char name1[PXC_NAME], name2[PXC_NAME];
+  int usesites;
+  double data[11];
+} pxcEquality;
+
+typedef struct {
+  pxcSrc src;
+  char name[PXC_NAME];
+  char geom1[PXC_NAME], geom2[PXC_NAME];
+  int condim;
+  double friction[5];
+  double solref[2], solreffriction[2], solimp[5];
+  double gap, margin;
+  int hasmargin, hasgap;
+} pxcPair;
+
+typedef struct {
+  pxcSrc src;
+  char name[PXC_NAME];
+  int type;        // pxtSensor value
+  int datatype, needstage, dim;
+  char objtype[32], objname[PXC_NAME], reftype[32], refname[PXC_NAME];
+  int intprm[3];
+  double cutoff, noise;
+  pxcUser user;
+} pxcSensor;
+
+typedef struct {
+  pxcSrc src;
+  char name[PXC_NAME];
+  char parent[PXC_NAME];  // parent class name
+  int parentid;
+  pxcJoint joint;
+  pxcGeom geom;
+  pxcSite site;
+  pxcCamera camera;
+  pxcLight light;
+  pxcMaterial material;
+  pxcMeshSpec mesh;
+  pxcTendon tendon;
+  pxcActuator actuator;
+  pxcEquality equality;
+  pxcPair pair;
+} pxcDefault;
+
+//---------------------------------- bodies --------------------------------------------------------
+
+typedef struct {
+  pxcSrc src;
+  char name[PXC_NAME];
+  int parent;
+  double pos[3], quat[4];  // in the parent frame (frames already folded in)
+  int mocap;
+  double gravcomp;
+  pxcUser user;
+  int hasinertial;
+  double ipos[3], iquat[4], mass, inertia[3];
+  int fullinertia;
+  double fullinertia6[6];
+  int firstjnt, njnt;  // joints are stored in body order
+} pxcBody;
+
+//---------------------------------- the whole spec -------------------------------------------------
+
+// a growable array of structs
+#define PXC_LIST(type, name) \
+  type* name;                \
+  int n##name;               \
+  int cap##name
+
+typedef struct {
+  // compiler settings
+  int degree;  // angles in degrees
+  char eulerseq[4];
+  int inertiafromgeom;  // 0 false, 1 true, 2 auto
+  int inertiagrouprange[2];
+  int autolimits;
+  double boundmass, boundinertia, settotalmass;
+  int balanceinertia;
+  int fusestatic, discardvisual, alignfree;
+  char meshdir[1024], texturedir[1024];
+  char modelname[PXC_NAME];
+
+  pxOption opt;
+  int nuser_body, nuser_jnt, nuser_geom, nuser_site, nuser_cam, nuser_tendon,
+      nuser_actuator, nuser_sensor;
+  int nconmax, njmax;
+  int nkey;
+  int stat_given;  // bit k set: statistic field k given (meaninertia, meanmass, meansize, extent,
+                   // center)
+  pxStatistic stat;
+
+  PXC_LIST(pxcDefault, dflt);
+  PXC_LIST(pxcBody, body);
+  PXC_LIST(pxcJoint, jnt);
+  PXC_LIST(pxcGeom, geom);
+  PXC_LIST(pxcSite, site);
+  PXC_LIST(pxcCamera, cam);
+  PXC_LIST(pxcLight, light);
+  PXC_LIST(pxcMaterial, mat);
+  PXC_LIST(pxcMeshSpec, mesh);
+  PXC_LIST(pxcTendon, tendon);
+  PXC_LIST(pxcWrap, wrap);
+  PXC_LIST(pxcActuator, act);
+  PXC_LIST(pxcSensor, sensor);
+  PXC_LIST(pxcEquality, eq);
+  PXC_LIST(pxcPair, pair);
+  PXC_LIST(pxcPair, exclude);  // geom1/geom2 hold body names
+  PXC_LIST(pxcNode*, key);     // keyframes are read by the compiler (sizes known then)
+  PXC_LIST(pxcNode*, custom);  // numeric, text and tuple elements
+  PXC_LIST(char*, texture);    // texture names (kept for name tables)
+} pxcSpec;
+
+// parse context
+typedef struct {
+  pxStatus* st;
+  pxcSpec* spec;
+  pxcDoc* doc;
+} pxcCtx;
+
+//---------------------------------- attribute readers ----------------------------------------------
+// Each returns 1 when the attribute was read, 0 when absent and -1 on error (status set, with
+// file:line, element and attribute named).
+
+// between nmin and nmax numbers into out (finite unless allowinf); *count gets how many
+int pxc_readNums(pxcCtx* c, pxcNode* n, const char* attr, int nmin, int nmax, double* out,
+                 int* count);
+int pxc_readNum(pxcCtx* c, pxcNode* n, const char* attr, double* out);
+int pxc_readFloats(pxcCtx* c, pxcNode* n, const char* attr, int nmin, int nmax, float* out);
+int pxc_readInts(pxcCtx* c, pxcNode* n, const char* attr, int nmin, int nmax, int* out);
+int pxc_readInt(pxcCtx* c, pxcNode* n, const char* attr, int* out);
+// a name into a PXC_NAME buffer
+int pxc_readName(pxcCtx* c, pxcNode* n, const char* attr, char* out);
+// any string into a buffer of size len
+int pxc_readString(pxcCtx* c, pxcNode* n, const char* attr, char* out, int len);
+// one of the words (NULL-terminated list) mapped to values
+int pxc_readKeyword(pxcCtx* c, pxcNode* n, const char* attr, const char* const* words,
+                    const int* values, int* out);
+int pxc_readBool(pxcCtx* c, pxcNode* n, const char* attr, int* out);
+// false / true / auto -> 0 / 1 / 2
+int pxc_readTriBool(pxcCtx* c, pxcNode* n, const char* attr, int* out);
+// a variable-length list of numbers (user data, key qpos, ...): malloc'ed
+int pxc_readList(pxcCtx* c, pxcNode* n, const char* attr, double** out, int* count);
+// orientation from quat / axisangle / xyaxes / zaxis / euler (at most one), into quat
+int pxc_readOrientation(pxcCtx* c, pxcNode* n, double quat[4]);
+// user values
+int pxc_readUser(pxcCtx* c, pxcNode* n, pxcUser* user);
+
+// quaternion helpers of the compiler (double precision, MuJoCo's formulas)
+void pxc_mulQuat(double res[4], const double a[4], const double b[4]);
+void pxc_z2quat(double q[4], const double* vec);
+
+// error for every attribute of n no reader consumed
+pxtStatus pxc_checkUnused(pxcCtx* c, pxcNode* n);
+
+// error helper: "file:line: <elem>: message"
+pxtStatus pxc_error(pxcCtx* c, pxcNode* n, const char* fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+// grow a list by one zeroed element; returns its index or -1 (status set)
+int pxc_grow(pxcCtx* c, void** list, int* n, int* cap, size_t size);
+#define PXC_ADD(c, spec, name) \
+  pxc_grow((c), (void**)&(spec)->name, &(spec)->n##name, &(spec)->cap##name, sizeof(*(spec)->name))
+
+// parse a document into a spec; compile a spec into a model
+pxtStatus pxc_parse(pxcCtx* c, pxcNode* root);
+pxtStatus pxc_compile(pxcCtx* c, pxModel** out);
+void pxc_freeSpec(pxcSpec* spec);
+
+#endif  // PX_MJCF_SPEC_H_

@@ -1,0 +1,730 @@
+// SPDX-License-Identifier: Apache-2.0
+// The CPython module phalanx._core: Model and Data types whose arrays are zero-copy NumPy
+// views generated from the X-macro tables, status -> exception mapping, and the stage calls.
+//
+// Ownership: every view's base is the Model or Data object, so C memory lives as long as any
+// view. A Model is writable while it stands alone; a frozen Model (shared by a batch or a GPU
+// upload) refuses writes. Arguments are validated before any C work.
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <numpy/arrayobject.h>
+#include <string.h>
+
+#include "mjcf/mjcf.h"
+#include "px/pxdata.h"
+#include "px/pxmodel.h"
+#include "px/pxstatus.h"
+
+//---------------------------------- module state and errors ---------------------------------------
+
+typedef struct {
+  PyObject* MJCFError;
+  PyObject* ArenaError;
+  PyObject* VulkanError;
+  PyObject* InternalError;
+} moduleState;
+
+static struct PyModuleDef moduleDef;
+
+static moduleState* getState(void) {
+  PyObject* mod = PyState_FindModule(&moduleDef);
+  return mod ? (moduleState*)PyModule_GetState(mod) : NULL;
+}
+
+// raise the Python exception matching a failed status; returns NULL for `return py_raise(..)`
+static PyObject* py_raise(const pxStatus* st) {
+  moduleState* s = getState();
+  PyObject* type = PyExc_RuntimeError;
+  switch (st->code) {
+    case PX_ERR_ARG: type = PyExc_ValueError; break;
+    case PX_ERR_NOMEM: type = PyExc_MemoryError; break;
+    case PX_ERR_MJCF: type = s ? s->MJCFError : PyExc_ValueError; break;
+    case PX_ERR_ARENA: type = s ? s->ArenaError : PyExc_RuntimeError; break;
+    case PX_ERR_UNSUPPORTED: type = PyExc_NotImplementedError; break;
+    case PX_ERR_VULKAN: type = s ? s->VulkanError : PyExc_RuntimeError; break;
+    default: type = s ? s->InternalError : PyExc_RuntimeError; break;
+  }
+  PyErr_SetString(type, st->msg[0] ? st->msg : "unknown error");
+  return NULL;
+}
+
+//---------------------------------- field tables --------------------------------------------------
+
+// NumPy type of each X-macro element type
+#define PXNPY_int NPY_INT32
+#define PXNPY_pxtNum NPY_FLOAT64
+#define PXNPY_pxtByte NPY_UINT8
+#define PXNPY_pxtBool NPY_BOOL
+#define PXNPY_float NPY_FLOAT32
+#define PXNPY_char NPY_INT8
+
+typedef struct {
+  int npy;
+  void* ptr;
+  npy_intp nrow, ncol;
+} fieldInfo;
+
+static int modelField(const pxModel* m, const char* name, fieldInfo* f) {
+#define X(type, fname, nr, nc)       \
+  if (!strcmp(name, #fname)) {       \
+    f->npy = PXNPY_##type;           \
+    f->ptr = (void*)m->fname;        \
+    f->nrow = m->nr;                 \
+    f->ncol = (nc);                  \
+    return 1;                        \
+  }
+  PX_MODEL_FIELDS(X)
+#undef X
+  return 0;
+}
+
+static int dataField(const pxModel* m, const pxData* d, const char* name, fieldInfo* f) {
+#define X(type, fname, nr, nc)       \
+  if (!strcmp(name, #fname)) {       \
+    f->npy = PXNPY_##type;           \
+    f->ptr = (void*)d->fname;        \
+    f->nrow = m->nr;                 \
+    f->ncol = (nc);                  \
+    return 1;                        \
+  }
+  PX_DATA_FIELDS(X)
+#undef X
+  return 0;
+}
+
+// a NumPy view of a field owned by `owner`: shape (nrow,) or (nrow, ncol)
+static PyObject* makeView(PyObject* owner, const fieldInfo* f, int writable) {
+  static double dummy[1];
+  npy_intp dims[2] = {f->nrow, f->ncol};
+  int nd = f->ncol == 1 ? 1 : 2;
+  int flags = NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED | (writable ? NPY_ARRAY_WRITEABLE : 0);
+  void* ptr = f->ptr ? f->ptr : (void*)dummy;  // empty arrays still need a pointer
+  PyObject* arr =
+      PyArray_New(&PyArray_Type, nd, dims, f->npy, NULL, ptr, 0, flags, NULL);
+  if (!arr) return NULL;
+  Py_INCREF(owner);
+  if (PyArray_SetBaseObject((PyArrayObject*)arr, owner) < 0) {
+    Py_DECREF(arr);  // the base reference was stolen
+    return NULL;
+  }
+  return arr;
+}
+
+// copy value into a view (shape-checked by NumPy broadcasting rules, like MuJoCo's bindings)
+static int assignView(PyObject* view, PyObject* value) {
+  return PyArray_CopyObject((PyArrayObject*)view, value);
+}
+
+//---------------------------------- Option and Statistic ------------------------------------------
+
+typedef struct ModelObject_ ModelObject;
+
+struct ModelObject_ {
+  PyObject_HEAD
+  pxModel* m;
+};
+
+typedef struct {
+  PyObject_HEAD
+  ModelObject* model;
+  int which;  // 0 option, 1 statistic
+} SubObject;
+
+static PyTypeObject SubType;
+
+typedef struct {
+  const char* name;
+  int isint;
+  size_t offset;
+  int n;  // values (1: scalar)
+} subField;
+
+#define OPTF(name, isint, n) {#name, isint, offsetof(pxOption, name), n}
+static const subField kOptionFields[] = {
+    OPTF(timestep, 0, 1), OPTF(impratio, 0, 1), OPTF(tolerance, 0, 1), OPTF(ls_tolerance, 0, 1),
+    OPTF(noslip_tolerance, 0, 1), OPTF(ccd_tolerance, 0, 1), OPTF(sleep_tolerance, 0, 1),
+    OPTF(gravity, 0, 3), OPTF(wind, 0, 3), OPTF(magnetic, 0, 3), OPTF(density, 0, 1),
+    OPTF(viscosity, 0, 1), OPTF(o_margin, 0, 1), OPTF(o_solref, 0, 2), OPTF(o_solimp, 0, 5),
+    OPTF(o_friction, 0, 5), OPTF(integrator, 1, 1), OPTF(cone, 1, 1), OPTF(jacobian, 1, 1),
+    OPTF(solver, 1, 1), OPTF(iterations, 1, 1), OPTF(ls_iterations, 1, 1),
+    OPTF(noslip_iterations, 1, 1), OPTF(ccd_iterations, 1, 1), OPTF(disableflags, 1, 1),
+    OPTF(enableflags, 1, 1), OPTF(disableactuator, 1, 1), OPTF(sdf_initpoints, 1, 1),
+    OPTF(sdf_iterations, 1, 1), {NULL, 0, 0, 0}};
+#define STATF(name, n) {#name, 0, offsetof(pxStatistic, name), n}
+static const subField kStatFields[] = {STATF(meaninertia, 1), STATF(meanmass, 1),
+                                       STATF(meansize, 1),    STATF(extent, 1),
+                                       STATF(center, 3),      {NULL, 0, 0, 0}};
+
+static const subField* subLookup(const SubObject* s, const char* name, char** base) {
+  const subField* t = s->which ? kStatFields : kOptionFields;
+  *base = s->which ? (char*)&s->model->m->stat : (char*)&s->model->m->opt;
+  for (int i = 0; t[i].name; i++) {
+    if (!strcmp(t[i].name, name)) return t + i;
+  }
+  return NULL;
+}
+
+static PyObject* sub_getattro(PyObject* self, PyObject* nameobj) {
+  SubObject* s = (SubObject*)self;
+  const char* name = PyUnicode_AsUTF8(nameobj);
+  if (!name) return NULL;
+  char* base;
+  const subField* f = subLookup(s, name, &base);
+  if (!f) return PyObject_GenericGetAttr(self, nameobj);
+  if (f->isint) return PyLong_FromLong(*(int*)(void*)(base + f->offset));
+  if (f->n == 1) return PyFloat_FromDouble(*(double*)(void*)(base + f->offset));
+  fieldInfo fi = {NPY_FLOAT64, base + f->offset, f->n, 1};
+  return makeView((PyObject*)s->model, &fi, !s->model->m->frozen);
+}
+
+static int sub_setattro(PyObject* self, PyObject* nameobj, PyObject* value) {
+  SubObject* s = (SubObject*)self;
+  const char* name = PyUnicode_AsUTF8(nameobj);
+  if (!name) return -1;
+  char* base;
+  const subField* f = subLookup(s, name, &base);
+  if (!f) {
+    PyErr_Format(PyExc_AttributeError, "%s has no field '%s'", s->which ? "Statistic" : "Option",
+                 name);
+    return -1;
+  }
+  if (!value) {
+    PyErr_SetString(PyExc_AttributeError, "cannot delete model fields");
+    return -1;
+  }
+  if (s->model->m->frozen) {
+    PyErr_SetString(PyExc_RuntimeError,
+                    "this Model is shared by a batch and frozen; use per-world parameters");
+    return -1;
+  }
+  if (f->isint) {
+    long v = PyLong_AsLong(value);
+    if (v == -1 && PyErr_Occurred()) return -1;
+    *(int*)(void*)(base + f->offset) = (int)v;
+    return 0;
+  }
+  if (f->n == 1) {
+    double v = PyFloat_AsDouble(value);
+    if (v == -1 && PyErr_Occurred()) return -1;
+    *(double*)(void*)(base + f->offset) = v;
+    return 0;
+  }
+  fieldInfo fi = {NPY_FLOAT64, base + f->offset, f->n, 1};
+  PyObject* view = makeView((PyObject*)s->model, &fi, 1);
+  if (!view) return -1;
+  int r = assignView(view, value);
+  Py_DECREF(view);
+  return r;
+}
+
+static void sub_dealloc(PyObject* self) {
+  Py_XDECREF(((SubObject*)self)->model);
+  Py_TYPE(self)->tp_free(self);
+}
+
+static PyObject* sub_dir(PyObject* self, PyObject* unused) {
+  (void)unused;
+  SubObject* s = (SubObject*)self;
+  const subField* t = s->which ? kStatFields : kOptionFields;
+  PyObject* list = PyList_New(0);
+  if (!list) return NULL;
+  for (int i = 0; t[i].name; i++) {
+    PyObject* n = PyUnicode_FromString(t[i].name);
+    if (!n || PyList_Append(list, n) < 0) {
+      Py_XDECREF(n);
+      Py_DECREF(list);
+      return NULL;
+    }
+    Py_DECREF(n);
+  }
+  return list;
+}
+
+static PyMethodDef subMethods[] = {{"__dir__", sub_dir, METH_NOARGS, NULL}, {NULL, NULL, 0, NULL}};
+
+static PyTypeObject SubType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "phalanx._core.ModelOptions",
+    .tp_basicsize = sizeof(SubObject),
+    .tp_dealloc = sub_dealloc,
+    .tp_getattro = sub_getattro,
+    .tp_setattro = sub_setattro,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_methods = subMethods,
+    .tp_doc = "physics options (model.opt) or statistics (model.stat), as MuJoCo's",
+};
+
+//---------------------------------- Model ---------------------------------------------------------
+
+static PyTypeObject ModelType;
+
+static PyObject* modelFromStatus(PyTypeObject* type, pxModel* m, const pxStatus* st) {
+  if (!m) return py_raise(st);
+  ModelObject* self = (ModelObject*)type->tp_alloc(type, 0);
+  if (!self) {
+    px_freeModel(m);
+    return NULL;
+  }
+  self->m = m;
+  return (PyObject*)self;
+}
+
+static PyObject* model_from_xml_path(PyObject* cls, PyObject* args) {
+  PyObject* pathobj;
+  if (!PyArg_ParseTuple(args, "O&:from_xml_path", PyUnicode_FSConverter, &pathobj)) return NULL;
+  pxStatus st;
+  px_statusClear(&st);
+  pxModel* m = NULL;
+  const char* path = PyBytes_AS_STRING(pathobj);
+  pxtStatus code;
+  Py_BEGIN_ALLOW_THREADS code = pxc_loadXML(path, NULL, &m, &st);
+  Py_END_ALLOW_THREADS Py_DECREF(pathobj);
+  if (code != PX_OK) return py_raise(&st);
+  return modelFromStatus((PyTypeObject*)cls, m, &st);
+}
+
+static PyObject* model_from_xml_string(PyObject* cls, PyObject* args) {
+  const char* text;
+  if (!PyArg_ParseTuple(args, "s:from_xml_string", &text)) return NULL;
+  pxStatus st;
+  px_statusClear(&st);
+  pxModel* m = NULL;
+  pxtStatus code;
+  Py_BEGIN_ALLOW_THREADS code = pxc_loadXML(NULL, text, &m, &st);
+  Py_END_ALLOW_THREADS if (code != PX_OK) return py_raise(&st);
+  return modelFromStatus((PyTypeObject*)cls, m, &st);
+}
+
+static void model_dealloc(PyObject* self) {
+  px_freeModel(((ModelObject*)self)->m);
+  Py_TYPE(self)->tp_free(self);
+}
+
+static PyObject* model_getattro(PyObject* self, PyObject* nameobj) {
+  ModelObject* mo = (ModelObject*)self;
+  const char* name = PyUnicode_AsUTF8(nameobj);
+  if (!name) return NULL;
+  const pxModel* m = mo->m;
+#define X(sname) \
+  if (!strcmp(name, #sname)) return PyLong_FromLong(m->sname);
+  PX_MODEL_SIZES(X)
+#undef X
+  fieldInfo f;
+  if (modelField(m, name, &f)) {
+    if (f.npy == NPY_INT8) {
+      // names and text are bytes, as in MuJoCo's bindings
+      return PyBytes_FromStringAndSize((const char*)f.ptr, (Py_ssize_t)(f.nrow * f.ncol));
+    }
+    return makeView(self, &f, !m->frozen);
+  }
+  if (!strcmp(name, "opt") || !strcmp(name, "stat")) {
+    SubObject* s = PyObject_New(SubObject, &SubType);
+    if (!s) return NULL;
+    Py_INCREF(self);
+    s->model = mo;
+    s->which = name[0] == 's';
+    return (PyObject*)s;
+  }
+  return PyObject_GenericGetAttr(self, nameobj);
+}
+
+static int model_setattro(PyObject* self, PyObject* nameobj, PyObject* value) {
+  ModelObject* mo = (ModelObject*)self;
+  const char* name = PyUnicode_AsUTF8(nameobj);
+  if (!name) return -1;
+  fieldInfo f;
+  if (!modelField(mo->m, name, &f)) {
+#define X(sname)                                                                        \
+  if (!strcmp(name, #sname)) {                                                          \
+    PyErr_Format(PyExc_AttributeError, "Model.%s is a size and cannot be changed", name); \
+    return -1;                                                                          \
+  }
+    PX_MODEL_SIZES(X)
+#undef X
+    return PyObject_GenericSetAttr(self, nameobj, value);
+  }
+  if (!value) {
+    PyErr_SetString(PyExc_AttributeError, "cannot delete model fields");
+    return -1;
+  }
+  if (mo->m->frozen) {
+    PyErr_Format(PyExc_RuntimeError,
+                 "Model.%s: this Model is shared by a batch and frozen; use per-world parameters",
+                 name);
+    return -1;
+  }
+  if (f.npy == NPY_INT8) {
+    PyErr_Format(PyExc_AttributeError, "Model.%s is read-only", name);
+    return -1;
+  }
+  PyObject* view = makeView(self, &f, 1);
+  if (!view) return -1;
+  int r = assignView(view, value);
+  Py_DECREF(view);
+  return r;
+}
+
+static PyObject* model_dir(PyObject* self, PyObject* unused) {
+  (void)self;
+  (void)unused;
+  PyObject* list = PyList_New(0);
+  if (!list) return NULL;
+  static const char* const names[] = {
+#define X(sname) #sname,
+      PX_MODEL_SIZES(X)
+#undef X
+#define X(type, fname, nr, nc) #fname,
+      PX_MODEL_FIELDS(X)
+#undef X
+      "opt", "stat", "from_xml_path", "from_xml_string", "name2id", "id2name", "frozen", NULL};
+  for (int i = 0; names[i]; i++) {
+    PyObject* n = PyUnicode_FromString(names[i]);
+    if (!n || PyList_Append(list, n) < 0) {
+      Py_XDECREF(n);
+      Py_DECREF(list);
+      return NULL;
+    }
+    Py_DECREF(n);
+  }
+  return list;
+}
+
+static PyObject* model_name2id(PyObject* self, PyObject* args) {
+  int type;
+  const char* name;
+  if (!PyArg_ParseTuple(args, "is:name2id", &type, &name)) return NULL;
+  if (type <= 0 || type >= PX_NOBJECT) {
+    PyErr_Format(PyExc_ValueError, "name2id: object type %d is not a valid mjtObj value", type);
+    return NULL;
+  }
+  return PyLong_FromLong(px_name2id(((ModelObject*)self)->m, type, name));
+}
+
+static PyObject* model_id2name(PyObject* self, PyObject* args) {
+  int type, id;
+  if (!PyArg_ParseTuple(args, "ii:id2name", &type, &id)) return NULL;
+  const char* n = px_id2name(((ModelObject*)self)->m, type, id);
+  if (!n) Py_RETURN_NONE;
+  return PyUnicode_FromString(n);
+}
+
+static PyObject* model_get_frozen(PyObject* self, void* closure) {
+  (void)closure;
+  return PyBool_FromLong(((ModelObject*)self)->m->frozen);
+}
+
+static PyMethodDef modelMethods[] = {
+    {"from_xml_path", model_from_xml_path, METH_VARARGS | METH_CLASS,
+     "from_xml_path(path) -> Model: compile an MJCF file"},
+    {"from_xml_string", model_from_xml_string, METH_VARARGS | METH_CLASS,
+     "from_xml_string(xml) -> Model: compile MJCF text"},
+    {"name2id", model_name2id, METH_VARARGS, "name2id(objtype, name) -> id or -1"},
+    {"id2name", model_id2name, METH_VARARGS, "id2name(objtype, id) -> name or None"},
+    {"__dir__", model_dir, METH_NOARGS, NULL},
+    {NULL, NULL, 0, NULL}};
+
+static PyGetSetDef modelGetSet[] = {
+    {"frozen", model_get_frozen, NULL, "True while a batch or GPU upload shares this model", NULL},
+    {NULL, NULL, NULL, NULL, NULL}};
+
+static PyTypeObject ModelType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "phalanx._core.Model",
+    .tp_basicsize = sizeof(ModelObject),
+    .tp_dealloc = model_dealloc,
+    .tp_getattro = model_getattro,
+    .tp_setattro = model_setattro,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+    .tp_methods = modelMethods,
+    .tp_getset = modelGetSet,
+    .tp_doc = "A compiled model with MuJoCo's field names; arrays are zero-copy NumPy views.",
+};
+
+//---------------------------------- Data ----------------------------------------------------------
+
+typedef struct {
+  PyObject_HEAD
+  ModelObject* model;
+  pxWorlds* worlds;
+  pxData d;
+} DataObject;
+
+static PyTypeObject DataType;
+
+static int data_init(PyObject* self, PyObject* args, PyObject* kwds) {
+  DataObject* dob = (DataObject*)self;
+  static char* kwlist[] = {"model", NULL};
+  PyObject* model;
+  if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!:Data", kwlist, &ModelType, &model)) return -1;
+  if (dob->worlds) {
+    PyErr_SetString(PyExc_RuntimeError, "Data is already initialized");
+    return -1;
+  }
+  pxStatus st;
+  px_statusClear(&st);
+  pxWorlds* w = px_makeWorlds(((ModelObject*)model)->m, 1, &st);
+  if (!w) {
+    py_raise(&st);
+    return -1;
+  }
+  Py_INCREF(model);
+  dob->model = (ModelObject*)model;
+  dob->worlds = w;
+  px_worldView(w, 0, &dob->d);
+  return 0;
+}
+
+static void data_dealloc(PyObject* self) {
+  DataObject* dob = (DataObject*)self;
+  px_freeWorlds(dob->worlds);
+  Py_XDECREF(dob->model);
+  Py_TYPE(self)->tp_free(self);
+}
+
+static int dataReady(DataObject* dob) {
+  if (!dob->worlds) {
+    PyErr_SetString(PyExc_RuntimeError, "Data was not initialized with a Model");
+    return 0;
+  }
+  return 1;
+}
+
+static PyObject* data_getattro(PyObject* self, PyObject* nameobj) {
+  DataObject* dob = (DataObject*)self;
+  const char* name = PyUnicode_AsUTF8(nameobj);
+  if (!name) return NULL;
+  fieldInfo f;
+  if (dob->worlds && dataField(dob->model->m, &dob->d, name, &f)) return makeView(self, &f, 1);
+  if (dob->worlds && !strcmp(name, "time")) return PyFloat_FromDouble(dob->worlds->time[0]);
+  return PyObject_GenericGetAttr(self, nameobj);
+}
+
+static int data_setattro(PyObject* self, PyObject* nameobj, PyObject* value) {
+  DataObject* dob = (DataObject*)self;
+  const char* name = PyUnicode_AsUTF8(nameobj);
+  if (!name) return -1;
+  fieldInfo f;
+  if (!dob->worlds) return PyObject_GenericSetAttr(self, nameobj, value);
+  if (!value) {
+    PyErr_SetString(PyExc_AttributeError, "cannot delete data fields");
+    return -1;
+  }
+  if (!strcmp(name, "time")) {
+    double t = PyFloat_AsDouble(value);
+    if (t == -1 && PyErr_Occurred()) return -1;
+    dob->worlds->time[0] = t;
+    return 0;
+  }
+  if (!dataField(dob->model->m, &dob->d, name, &f)) {
+    return PyObject_GenericSetAttr(self, nameobj, value);
+  }
+  PyObject* view = makeView(self, &f, 1);
+  if (!view) return -1;
+  int r = assignView(view, value);
+  Py_DECREF(view);
+  return r;
+}
+
+static PyObject* data_dir(PyObject* self, PyObject* unused) {
+  (void)self;
+  (void)unused;
+  PyObject* list = PyList_New(0);
+  if (!list) return NULL;
+  static const char* const names[] = {
+#define X(type, fname, nr, nc) #fname,
+      PX_DATA_FIELDS(X)
+#undef X
+      "time", "model", NULL};
+  for (int i = 0; names[i]; i++) {
+    PyObject* n = PyUnicode_FromString(names[i]);
+    if (!n || PyList_Append(list, n) < 0) {
+      Py_XDECREF(n);
+      Py_DECREF(list);
+      return NULL;
+    }
+    Py_DECREF(n);
+  }
+  return list;
+}
+
+static PyObject* data_get_model(PyObject* self, void* closure) {
+  (void)closure;
+  DataObject* dob = (DataObject*)self;
+  if (!dataReady(dob)) return NULL;
+  Py_INCREF(dob->model);
+  return (PyObject*)dob->model;
+}
+
+static PyMethodDef dataMethods[] = {{"__dir__", data_dir, METH_NOARGS, NULL},
+                                    {NULL, NULL, 0, NULL}};
+static PyGetSetDef dataGetSet[] = {
+    {"model", data_get_model, NULL, "the Model this Data belongs to", NULL},
+    {NULL, NULL, NULL, NULL, NULL}};
+
+static PyTypeObject DataType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "phalanx._core.Data",
+    .tp_basicsize = sizeof(DataObject),
+    .tp_dealloc = data_dealloc,
+    .tp_getattro = data_getattro,
+    .tp_setattro = data_setattro,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+    .tp_methods = dataMethods,
+    .tp_getset = dataGetSet,
+    .tp_init = data_init,
+    .tp_new = PyType_GenericNew,
+    .tp_doc = "Data(model): the state of one world; arrays are zero-copy NumPy views.",
+};
+
+//---------------------------------- stage calls ---------------------------------------------------
+
+static int checkPair(PyObject* model, PyObject* data, const char* fn) {
+  if (!PyObject_TypeCheck(model, &ModelType)) {
+    PyErr_Format(PyExc_TypeError, "%s: expected a phalanx Model as first argument, got %s", fn,
+                 Py_TYPE(model)->tp_name);
+    return 0;
+  }
+  if (!PyObject_TypeCheck(data, &DataType)) {
+    PyErr_Format(PyExc_TypeError, "%s: expected a phalanx Data as second argument, got %s", fn,
+                 Py_TYPE(data)->tp_name);
+    return 0;
+  }
+  DataObject* dob = (DataObject*)data;
+  if (!dataReady(dob)) return 0;
+  if (dob->model != (ModelObject*)model) {
+    pxModel* a = ((ModelObject*)model)->m;
+    pxModel* b = dob->model->m;
+    int same = 1;
+#define X(sname) same &= a->sname == b->sname;
+    PX_MODEL_SIZES(X)
+#undef X
+    if (!same) {
+      PyErr_Format(PyExc_ValueError, "%s: the Data was made for a Model of different sizes", fn);
+      return 0;
+    }
+  }
+  return 1;
+}
+
+static PyObject* py_kinematics(PyObject* mod, PyObject* args) {
+  (void)mod;
+  PyObject *model, *data;
+  if (!PyArg_ParseTuple(args, "OO:kinematics", &model, &data)) return NULL;
+  if (!checkPair(model, data, "kinematics")) return NULL;
+  DataObject* dob = (DataObject*)data;
+  const pxModel* m = ((ModelObject*)model)->m;
+  Py_BEGIN_ALLOW_THREADS px_kinematics(m, &dob->d);
+  Py_END_ALLOW_THREADS Py_RETURN_NONE;
+}
+
+//---------------------------------- module --------------------------------------------------------
+
+static PyMethodDef moduleMethods[] = {
+    {"kinematics", py_kinematics, METH_VARARGS,
+     "kinematics(model, data): forward kinematics, com frames, cameras, lights, fixed tendons"},
+    {NULL, NULL, 0, NULL}};
+
+static int module_traverse(PyObject* mod, visitproc visit, void* arg) {
+  moduleState* s = (moduleState*)PyModule_GetState(mod);
+  Py_VISIT(s->MJCFError);
+  Py_VISIT(s->ArenaError);
+  Py_VISIT(s->VulkanError);
+  Py_VISIT(s->InternalError);
+  return 0;
+}
+
+static int module_clear(PyObject* mod) {
+  moduleState* s = (moduleState*)PyModule_GetState(mod);
+  Py_CLEAR(s->MJCFError);
+  Py_CLEAR(s->ArenaError);
+  Py_CLEAR(s->VulkanError);
+  Py_CLEAR(s->InternalError);
+  return 0;
+}
+
+static struct PyModuleDef moduleDef = {
+    PyModuleDef_HEAD_INIT, "phalanx._core", "phalanx's C core", sizeof(moduleState),
+    moduleMethods,         NULL,            module_traverse,    module_clear,
+    NULL};
+
+static int addType(PyObject* mod, PyTypeObject* type, const char* name) {
+  if (PyType_Ready(type) < 0) return -1;
+  Py_INCREF(type);
+  if (PyModule_AddObject(mod, name, (PyObject*)type) < 0) {
+    Py_DECREF(type);
+    return -1;
+  }
+  return 0;
+}
+
+static int addError(PyObject* mod, PyObject** slot, const char* name, PyObject* base) {
+  char full[64];
+  snprintf(full, sizeof(full), "phalanx.%s", name);
+  *slot = PyErr_NewException(full, base, NULL);
+  if (!*slot) return -1;
+  Py_INCREF(*slot);
+  if (PyModule_AddObject(mod, name, *slot) < 0) {
+    Py_DECREF(*slot);
+    return -1;
+  }
+  return 0;
+}
+
+// a tuple of strings as a module constant
+static int addNames(PyObject* mod, const char* name, const char* const* names) {
+  Py_ssize_t n = 0;
+  while (names[n]) n++;
+  PyObject* t = PyTuple_New(n);
+  if (!t) return -1;
+  for (Py_ssize_t i = 0; i < n; i++) {
+    PyObject* str = PyUnicode_FromString(names[i]);
+    if (!str) {
+      Py_DECREF(t);
+      return -1;
+    }
+    PyTuple_SET_ITEM(t, i, str);
+  }
+  if (PyModule_AddObject(mod, name, t) < 0) {
+    Py_DECREF(t);
+    return -1;
+  }
+  return 0;
+}
+
+PyMODINIT_FUNC PyInit__core(void);
+
+PyMODINIT_FUNC PyInit__core(void) {
+  import_array();
+  PyObject* mod = PyModule_Create(&moduleDef);
+  if (!mod) return NULL;
+  moduleState* s = (moduleState*)PyModule_GetState(mod);
+
+  // the X-macro tables, for tests and tools
+  static const char* const sizes[] = {
+#define X(sname) #sname,
+      PX_MODEL_SIZES(X)
+#undef X
+      NULL};
+  static const char* const mfields[] = {
+#define X(type, fname, nr, nc) #fname,
+      PX_MODEL_FIELDS(X)
+#undef X
+      NULL};
+  static const char* const dfields[] = {
+#define X(type, fname, nr, nc) #fname,
+      PX_DATA_FIELDS(X)
+#undef X
+      NULL};
+  if (addNames(mod, "MODEL_SIZES", sizes) < 0 || addNames(mod, "MODEL_FIELDS", mfields) < 0 ||
+      addNames(mod, "DATA_FIELDS", dfields) < 0) {
+    Py_DECREF(mod);
+    return NULL;
+  }
+  if (addType(mod, &ModelType, "Model") < 0 || addType(mod, &DataType, "Data") < 0 ||
+      PyType_Ready(&SubType) < 0 ||
+      addError(mod, &s->MJCFError, "MJCFError", PyExc_ValueError) < 0 ||
+      addError(mod, &s->ArenaError, "ArenaError", PyExc_RuntimeError) < 0 ||
+      addError(mod, &s->VulkanError, "VulkanError", PyExc_RuntimeError) < 0 ||
+      addError(mod, &s->InternalError, "InternalError", PyExc_RuntimeError) < 0) {
+    Py_DECREF(mod);
+    return NULL;
+  }
+  return mod;
+}

@@ -1,0 +1,276 @@
+# SPDX-License-Identifier: Apache-2.0
+"""phalanx: a batched physics engine with MuJoCo's semantics, written in C.
+
+The API follows MuJoCo's Python bindings: ``Model.from_xml_path``, ``Data(model)``, every array
+a zero-copy NumPy view with MuJoCo's field name, ``model.opt``, and named accessors such as
+``data.body("torso").xpos`` or ``model.joint("hip").qposadr``.
+"""
+
+import enum
+import os
+
+from phalanx import _core
+from phalanx._core import ArenaError, InternalError, MJCFError, VulkanError
+
+__all__ = [
+    "Model",
+    "Data",
+    "ObjType",
+    "kinematics",
+    "name2id",
+    "id2name",
+    "asset_path",
+    "MJCFError",
+    "ArenaError",
+    "VulkanError",
+    "InternalError",
+]
+
+
+class ObjType(enum.IntEnum):
+    """MuJoCo 3.12's object types (mjtObj)."""
+
+    UNKNOWN = 0
+    BODY = 1
+    XBODY = 2
+    JOINT = 3
+    DOF = 4
+    GEOM = 5
+    SITE = 6
+    CAMERA = 7
+    LIGHT = 8
+    FLEX = 9
+    MESH = 10
+    SKIN = 11
+    HFIELD = 12
+    TEXTURE = 13
+    MATERIAL = 14
+    PAIR = 15
+    EXCLUDE = 16
+    EQUALITY = 17
+    TENDON = 18
+    ACTUATOR = 19
+    SENSOR = 20
+    NUMERIC = 21
+    TEXT = 22
+    TUPLE = 23
+    KEY = 24
+    PLUGIN = 25
+
+
+# accessor name -> (object type, prefix of model fields, prefixes of data fields)
+_ACCESSORS = {
+    "body": (ObjType.BODY, "body_", ()),
+    "joint": (ObjType.JOINT, "jnt_", ()),
+    "jnt": (ObjType.JOINT, "jnt_", ()),
+    "geom": (ObjType.GEOM, "geom_", ("geom_",)),
+    "site": (ObjType.SITE, "site_", ("site_",)),
+    "camera": (ObjType.CAMERA, "cam_", ("cam_",)),
+    "cam": (ObjType.CAMERA, "cam_", ("cam_",)),
+    "light": (ObjType.LIGHT, "light_", ("light_",)),
+    "mesh": (ObjType.MESH, "mesh_", ()),
+    "material": (ObjType.MATERIAL, "mat_", ()),
+    "mat": (ObjType.MATERIAL, "mat_", ()),
+    "tendon": (ObjType.TENDON, "tendon_", ("ten_",)),
+    "actuator": (ObjType.ACTUATOR, "actuator_", ("actuator_",)),
+    "sensor": (ObjType.SENSOR, "sensor_", ()),
+    "equality": (ObjType.EQUALITY, "eq_", ()),
+    "eq": (ObjType.EQUALITY, "eq_", ()),
+    "pair": (ObjType.PAIR, "pair_", ()),
+    "exclude": (ObjType.EXCLUDE, "exclude_", ()),
+    "key": (ObjType.KEY, "key_", ()),
+    "keyframe": (ObjType.KEY, "key_", ()),
+    "numeric": (ObjType.NUMERIC, "numeric_", ()),
+    "text": (ObjType.TEXT, "text_", ()),
+    "tuple": (ObjType.TUPLE, "tuple_", ()),
+}
+
+# joint type -> (qpos size, dof size)
+_JOINT_SIZES = {0: (7, 6), 1: (4, 3), 2: (1, 1), 3: (1, 1)}
+
+
+def _resolve(model, objtype, key):
+    if isinstance(key, str):
+        i = model.name2id(int(objtype), key)
+        if i < 0:
+            raise KeyError(f"no {objtype.name.lower()} named {key!r}")
+        return i
+    i = int(key)
+    count = {
+        ObjType.BODY: model.nbody, ObjType.JOINT: model.njnt, ObjType.GEOM: model.ngeom,
+        ObjType.SITE: model.nsite, ObjType.CAMERA: model.ncam, ObjType.LIGHT: model.nlight,
+        ObjType.MESH: model.nmesh, ObjType.MATERIAL: model.nmat, ObjType.TENDON: model.ntendon,
+        ObjType.ACTUATOR: model.nu, ObjType.SENSOR: model.nsensor, ObjType.EQUALITY: model.neq,
+        ObjType.PAIR: model.npair, ObjType.EXCLUDE: model.nexclude, ObjType.KEY: model.nkey,
+        ObjType.NUMERIC: model.nnumeric, ObjType.TEXT: model.ntext, ObjType.TUPLE: model.ntuple,
+    }[objtype]
+    if not 0 <= i < count:
+        raise IndexError(f"{objtype.name.lower()} id {i} out of range [0, {count})")
+    return i
+
+
+class _Named:
+    """One object's fields with the prefix dropped, as views into the owner's arrays."""
+
+    def __init__(self, owner, model, objtype, prefixes, idx, qslice=None):
+        object.__setattr__(self, "_owner", owner)
+        object.__setattr__(self, "_model", model)
+        object.__setattr__(self, "_prefixes", prefixes)
+        object.__setattr__(self, "_slices", qslice or {})
+        object.__setattr__(self, "id", idx)
+        object.__setattr__(self, "name", model.id2name(int(objtype), idx) or "")
+
+    def _field(self, attr):
+        if attr in self._slices:
+            return getattr(self._owner, attr), self._slices[attr]
+        for p in self._prefixes:
+            full = p + attr
+            if full in dir(self._owner):
+                return getattr(self._owner, full), self.id
+        if attr in dir(self._owner) and not self._prefixes:
+            return getattr(self._owner, attr), self.id
+        raise AttributeError(f"no field {attr!r} for this object")
+
+    def __getattr__(self, attr):
+        arr, idx = self._field(attr)
+        return arr[idx]
+
+    def __setattr__(self, attr, value):
+        arr, idx = self._field(attr)
+        arr[idx] = value
+
+    def __repr__(self):
+        return f"<{type(self).__name__} id={self.id} name={self.name!r}>"
+
+
+class Model(_core.Model):
+    """A compiled model. Build it with Model.from_xml_path(path) or Model.from_xml_string(xml)."""
+
+    def _accessor(self, kind, key):
+        objtype, prefix, _ = _ACCESSORS[kind]
+        return _Named(self, self, objtype, (prefix,), _resolve(self, objtype, key))
+
+    def body(self, key):
+        return self._accessor("body", key)
+
+    def joint(self, key):
+        return self._accessor("joint", key)
+
+    jnt = joint
+
+    def geom(self, key):
+        return self._accessor("geom", key)
+
+    def site(self, key):
+        return self._accessor("site", key)
+
+    def camera(self, key):
+        return self._accessor("camera", key)
+
+    cam = camera
+
+    def light(self, key):
+        return self._accessor("light", key)
+
+    def mesh(self, key):
+        return self._accessor("mesh", key)
+
+    def material(self, key):
+        return self._accessor("material", key)
+
+    mat = material
+
+    def tendon(self, key):
+        return self._accessor("tendon", key)
+
+    def actuator(self, key):
+        return self._accessor("actuator", key)
+
+    def sensor(self, key):
+        return self._accessor("sensor", key)
+
+    def equality(self, key):
+        return self._accessor("equality", key)
+
+    eq = equality
+
+    def pair(self, key):
+        return self._accessor("pair", key)
+
+    def exclude(self, key):
+        return self._accessor("exclude", key)
+
+    def key(self, key):
+        return self._accessor("key", key)
+
+    keyframe = key
+
+    def numeric(self, key):
+        return self._accessor("numeric", key)
+
+
+class Data(_core.Data):
+    """The state of one world of a Model: Data(model)."""
+
+    def _accessor(self, kind, key):
+        m = self.model
+        objtype, _, prefixes = _ACCESSORS[kind]
+        idx = _resolve(m, objtype, key)
+        slices = {}
+        if objtype == ObjType.JOINT:
+            nq, nv = _JOINT_SIZES[int(m.jnt_type[idx])]
+            qa, da = int(m.jnt_qposadr[idx]), int(m.jnt_dofadr[idx])
+            slices = {"qpos": slice(qa, qa + nq), "qvel": slice(da, da + nv),
+                      "qacc": slice(da, da + nv), "xanchor": idx, "xaxis": idx}
+            prefixes = ("",)
+        elif objtype == ObjType.BODY:
+            prefixes = ("",)
+        return _Named(self, m, objtype, prefixes, idx, slices)
+
+    def body(self, key):
+        return self._accessor("body", key)
+
+    def joint(self, key):
+        return self._accessor("joint", key)
+
+    jnt = joint
+
+    def geom(self, key):
+        return self._accessor("geom", key)
+
+    def site(self, key):
+        return self._accessor("site", key)
+
+    def camera(self, key):
+        return self._accessor("camera", key)
+
+    cam = camera
+
+    def light(self, key):
+        return self._accessor("light", key)
+
+    def tendon(self, key):
+        return self._accessor("tendon", key)
+
+    def actuator(self, key):
+        return self._accessor("actuator", key)
+
+
+def kinematics(model, data):
+    """Forward kinematics (MuJoCo's mj_kinematics + mj_comPos + mj_camlight + fixed tendons)."""
+    _core.kinematics(model, data)
+
+
+def name2id(model, objtype, name):
+    """Id of the object of type objtype named name, or -1 (as mujoco.mj_name2id)."""
+    return model.name2id(int(objtype), name)
+
+
+def id2name(model, objtype, idx):
+    """Name of object idx of type objtype, or None (as mujoco.mj_id2name)."""
+    return model.id2name(int(objtype), int(idx))
+
+
+def asset_path(name):
+    """Path of an MJCF model shipped inside the package (e.g. asset_path("pendulum.xml"))."""
+    return os.path.join(os.path.dirname(__file__), "assets", name)
