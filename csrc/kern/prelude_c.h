@@ -44,6 +44,52 @@
 #define PX_ABS(x) fabs(x)
 #define PX_SQRT(x) sqrt(x)
 
+// ---- bit access (libm) ----
+// words of a double and bits of a float as unsigned 32-bit integers, through memcpy (no unions)
+#include <stdint.h>
+#include <string.h>
+
+#define PX_UINT uint32_t
+#define PX_TOUINT(x) ((uint32_t)(x))
+
+static inline uint32_t px_bitsHi(double x) {
+  uint64_t u;
+  memcpy(&u, &x, sizeof u);
+  return (uint32_t)(u >> 32);
+}
+
+static inline uint32_t px_bitsLo(double x) {
+  uint64_t u;
+  memcpy(&u, &x, sizeof u);
+  return (uint32_t)u;
+}
+
+static inline double px_bitsMakeDbl(uint32_t hi, uint32_t lo) {
+  uint64_t u = ((uint64_t)hi << 32) | lo;
+  double x;
+  memcpy(&x, &u, sizeof x);
+  return x;
+}
+
+static inline uint32_t px_bitsFlt(float x) {
+  uint32_t u;
+  memcpy(&u, &x, sizeof u);
+  return u;
+}
+
+static inline float px_bitsMakeFlt(uint32_t u) {
+  float x;
+  memcpy(&x, &u, sizeof x);
+  return x;
+}
+
+#define PX_HI(x) px_bitsHi(x)
+#define PX_LO(x) px_bitsLo(x)
+#define PX_MKDBL(hi, lo) px_bitsMakeDbl(hi, lo)
+#define PX_FBITS(x) px_bitsFlt(x)
+#define PX_MKFLT(u) px_bitsMakeFlt(u)
+// ---- bit access (libm) ----
+
 // lanes, shared memory and barriers exist only on the GPU
 #define PX_LANE 0
 #define PX_NLANE 1
@@ -51,10 +97,10 @@
 #define PX_SYNC()
 
 // kernel signature and call: (model, data of one world)
-#define PX_MD const pxModel* m, pxData* d
+#define PX_MD const pxModel* m __attribute__((unused)), pxData* d __attribute__((unused))
 #define PX_MDARG m, d
 // the same, followed by more parameters or arguments
-#define PX_MDC const pxModel* m, pxData* d,
+#define PX_MDC const pxModel* m __attribute__((unused)), pxData* d __attribute__((unused)),
 #define PX_MDARGC m, d,
 
 // access to model sizes, model arrays and the current world's data arrays

@@ -31,6 +31,17 @@
 #define PX_ABS(x) abs(x)
 #define PX_SQRT(x) sqrt(x)
 
+// ---- bit access (libm) ----
+// words of a double and bits of a float as uint (PX_HI/PX_LO/PX_MKDBL need fp64)
+#define PX_UINT uint
+#define PX_TOUINT(x) uint(x)
+#define PX_HI(x) (unpackDouble2x32(x).y)
+#define PX_LO(x) (unpackDouble2x32(x).x)
+#define PX_MKDBL(hi, lo) packDouble2x32(uvec2(lo, hi))
+#define PX_FBITS(x) floatBitsToUint(x)
+#define PX_MKFLT(u) uintBitsToFloat(u)
+// ---- bit access (libm) ----
+
 #define PX_LANE int(gl_LocalInvocationID.x)
 #define PX_NLANE int(gl_WorkGroupSize.x)
 #define PX_SHARED shared

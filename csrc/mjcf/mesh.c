@@ -4,10 +4,10 @@
 // What MuJoCo 3.12 does, and so what this file reproduces:
 //   - STL (stl_decoder plugin): binary only, 1..200000 triangles, |coordinate| <= 2^30, vertices
 //     merged when their three floats are bitwise equal, numbered in order of first appearance.
-//   - OBJ (obj_decoder plugin over tinyobjloader 1421a10): tinyobjloader's own decimal parser,
-//     relative (negative) indices, its ear-clipping triangulation in float arithmetic, and only
-//     the first shape ("o"/"g" start new shapes); all "v" lines count as vertices, unreferenced
-//     or not; vertices are not merged.
+//   - OBJ (obj_decoder plugin over tinyobjloader): numbers through strtold clamped to float
+//     range (what the 3.12.0 release binary does), relative (negative) indices, tinyobjloader's
+//     ear-clipping triangulation in float arithmetic, and only the first shape ("o"/"g" start
+//     new shapes); all "v" lines count as vertices, unreferenced or not; no vertex merging.
 //   - MSH: MuJoCo's binary format, read directly by the compiler.
 //   - mjCMesh::Process: the convex hull is built on the untransformed vertices; faces keep
 //     their indices (a negative scale product swaps the winding); volume, center of mass and
@@ -47,26 +47,36 @@ typedef struct {
   size_t n, cap;
 } FloatVec;
 
-// reserve room for k more elements of size sz; 0 on allocation failure
-static int growArray(void** data, size_t* cap, size_t n, size_t k, size_t sz) {
-  if (n + k <= *cap) return 1;
+// room for k > 0 more elements of size sz after n: returns the (possibly moved) array and updates
+// cap, or returns NULL and leaves data and cap alone on allocation failure
+static void* growArray(void* data, size_t* cap, size_t n, size_t k, size_t sz) {
+  if (data && n + k <= *cap) return data;
   size_t cap2 = *cap ? *cap : 64;
   while (cap2 < n + k) cap2 *= 2;
-  void* p = realloc(*data, cap2 * sz);
+  void* p = realloc(data, cap2 * sz);
+  if (p) *cap = cap2;
+  return p;
+}
+
+// grow a typed array field in place; 0 on allocation failure
+#define GROW(ptr, cap, n, k) \
+  growInto((void*)&(ptr), growArray((ptr), &(cap), (n), (k), sizeof(*(ptr))))
+
+// store a grown array: p is the result of growArray for *slot
+static int growInto(void* slot, void* p) {
   if (!p) return 0;
-  *data = p;
-  *cap = cap2;
+  memcpy(slot, &p, sizeof(p));
   return 1;
 }
 
 static int pushInt(IntVec* v, int x) {
-  if (!growArray((void**)&v->data, &v->cap, v->n, 1, sizeof(int))) return 0;
+  if (!GROW(v->data, v->cap, v->n, 1)) return 0;
   v->data[v->n++] = x;
   return 1;
 }
 
 static int pushFloat(FloatVec* v, float x) {
-  if (!growArray((void**)&v->data, &v->cap, v->n, 1, sizeof(float))) return 0;
+  if (!GROW(v->data, v->cap, v->n, 1)) return 0;
   v->data[v->n++] = x;
   return 1;
 }
@@ -135,8 +145,8 @@ pxtStatus pxc_meshSetInline(pxcMesh* mesh, const double* vert, int nvert, const 
   }
   FloatVec fv = {0};
   IntVec iv = {0};
-  if (!growArray((void**)&fv.data, &fv.cap, 0, 3 * (size_t)nvert + 1, sizeof(float)) ||
-      !growArray((void**)&iv.data, &iv.cap, 0, 3 * (size_t)nface + 1, sizeof(int))) {
+  if (!GROW(fv.data, fv.cap, 0, 3 * (size_t)nvert + 1) ||
+      !GROW(iv.data, iv.cap, 0, 3 * (size_t)nface + 1)) {
     free(fv.data);
     free(iv.data);
     return PX_FAIL(st, PX_ERR_NOMEM, "inline mesh: out of memory (%d vertices)", nvert);
@@ -163,7 +173,7 @@ static pxtStatus readFile(const char* path, char** buf, size_t* size, pxStatus* 
   size_t n = 0, cap = 0;
   char* data = NULL;
   for (;;) {
-    if (!growArray((void**)&data, &cap, n, 65536 + 1, 1)) {
+    if (!GROW(data, cap, n, 65536 + 1)) {
       free(data);
       fclose(f);
       return PX_FAIL(st, PX_ERR_NOMEM, "mesh file '%s': out of memory", path);
@@ -194,7 +204,8 @@ typedef struct {
 
 typedef struct {
   VertSlot* slot;
-  size_t cap;  // power of 2
+  size_t cap;    // power of 2
+  size_t count;  // occupied slots (kept at most half of cap)
 } VertMap;
 
 static uint64_t hashKey(const uint32_t key[3]) {
@@ -208,7 +219,9 @@ static uint64_t hashKey(const uint32_t key[3]) {
 }
 
 // index of vertex v (bitwise comparison), inserting it into vert if new; -1 on out of memory
+// or a full table
 static int mapVertex(VertMap* map, FloatVec* vert, const float v[3]) {
+  if (2 * (map->count + 1) > map->cap) return -1;
   uint32_t key[3];
   memcpy(key, v, sizeof(key));
   size_t mask = map->cap - 1;
@@ -217,6 +230,7 @@ static int mapVertex(VertMap* map, FloatVec* vert, const float v[3]) {
     if (s->index < 0) {
       s->index = (int)(vert->n / 3);
       memcpy(s->key, key, sizeof(key));
+      map->count++;
       for (int k = 0; k < 3; k++) {
         if (!pushFloat(vert, v[k])) return -1;
       }
@@ -275,85 +289,6 @@ static pxtStatus loadBinarySTL(pxcMesh* mesh, const char* buf, const char* path,
   return code;
 }
 
-// next whitespace-delimited word of an ASCII STL; returns its length, 0 at the end
-static size_t stlWord(const char** p, const char* end) {
-  while (*p < end && (**p == ' ' || **p == '\t' || **p == '\r' || **p == '\n')) (*p)++;
-  const char* s = *p;
-  while (*p < end && !(**p == ' ' || **p == '\t' || **p == '\r' || **p == '\n')) (*p)++;
-  return (size_t)(*p - s);
-}
-
-static int stlIs(const char* p, size_t len, const char* word) {
-  return len == strlen(word) && !strncmp(p - len, word, len);
-}
-
-// ASCII STL (an extension: MuJoCo 3.12 rejects these files)
-static pxtStatus loadAsciiSTL(pxcMesh* mesh, const char* buf, size_t size, const char* path,
-                              pxStatus* st) {
-  const char* p = buf;
-  const char* end = buf + size;
-  FloatVec vert = {0};
-  IntVec face = {0};
-  VertMap map = {0};
-  pxtStatus code = PX_OK;
-  float tri[9];
-  int nv = 0, nfaces = 0;
-  if (!mapInit(&map, size / 16 + 16)) {
-    return PX_FAIL(st, PX_ERR_NOMEM, "mesh file '%s': out of memory", path);
-  }
-  for (size_t len; code == PX_OK && (len = stlWord(&p, end));) {
-    if (stlIs(p, len, "vertex")) {
-      if (nv >= 3) {
-        code = PX_FAIL(st, PX_ERR_MJCF,
-                       "mesh file '%s': ASCII STL facet %d has more than 3 "
-                       "vertices",
-                       path, nfaces + 1);
-        break;
-      }
-      for (int k = 0; k < 3; k++) {
-        size_t n = stlWord(&p, end);
-        char num[64];
-        char* stop = NULL;
-        if (n && n < sizeof(num)) {
-          memcpy(num, p - n, n);
-          num[n] = 0;
-          tri[3 * nv + k] = strtof(num, &stop);
-        }
-        if (!n || n >= sizeof(num) || *stop) {
-          code = PX_FAIL(st, PX_ERR_MJCF,
-                         "mesh file '%s': ASCII STL facet %d: bad vertex "
-                         "coordinate",
-                         path, nfaces + 1);
-          break;
-        }
-      }
-      nv++;
-    } else if (stlIs(p, len, "endloop")) {
-      if (nv != 3) {
-        code = PX_FAIL(st, PX_ERR_MJCF,
-                       "mesh file '%s': ASCII STL facet %d has %d vertices; "
-                       "expected 3",
-                       path, nfaces + 1, nv);
-        break;
-      }
-      code = stlTriangle(&map, &vert, &face, tri, path, st);
-      nv = 0;
-      nfaces++;
-    }
-  }
-  if (code == PX_OK && nv) {
-    code = PX_FAIL(st, PX_ERR_MJCF, "mesh file '%s': ASCII STL is truncated", path);
-  }
-  if (code == PX_OK && !nfaces) {
-    code = PX_FAIL(st, PX_ERR_MJCF, "mesh file '%s': STL file has no facets", path);
-  }
-  if (code == PX_OK) code = setGeometry(mesh, &vert, &face, path, st);
-  free(map.slot);
-  free(vert.data);
-  free(face.data);
-  return code;
-}
-
 static pxtStatus loadSTL(pxcMesh* mesh, const char* buf, size_t size, const char* path,
                          pxStatus* st) {
   if (!size) return PX_FAIL(st, PX_ERR_MJCF, "mesh file '%s': STL file is empty", path);
@@ -364,11 +299,14 @@ static pxtStatus loadSTL(pxcMesh* mesh, const char* buf, size_t size, const char
   int binary = size >= 84 && nfaces >= 1 && nfaces <= 200000 && (size_t)nfaces * 50 == size - 84;
   if (binary) return loadBinarySTL(mesh, buf, path, st);
 
-  // ASCII STL
+  // ASCII STL (starts with "solid" and is text): rejected, as MuJoCo does
   const char* p = buf;
   while (p < buf + size && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')) p++;
-  if ((size_t)(buf + size - p) >= 5 && !strncmp(p, "solid", 5)) {
-    return loadAsciiSTL(mesh, buf, size, path, st);
+  if ((size_t)(buf + size - p) >= 5 && !strncmp(p, "solid", 5) && !memchr(buf, 0, size)) {
+    return PX_FAIL(st, PX_ERR_MJCF,
+                   "mesh file '%s': ASCII STL is not supported (MuJoCo rejects it too); "
+                   "convert it to binary STL",
+                   path);
   }
 
   // MuJoCo's messages for bad binary files
@@ -414,8 +352,8 @@ static pxtStatus loadMSH(pxcMesh* mesh, const char* buf, size_t size, const char
   }
   FloatVec vert = {0};
   IntVec face = {0};
-  if (!growArray((void**)&vert.data, &vert.cap, 0, 3 * (size_t)nv, sizeof(float)) ||
-      !growArray((void**)&face.data, &face.cap, 0, 3 * (size_t)nf + 1, sizeof(int))) {
+  if (!GROW(vert.data, vert.cap, 0, 3 * (size_t)nv) ||
+      !GROW(face.data, face.cap, 0, 3 * (size_t)nf + 1)) {
     free(vert.data);
     free(face.data);
     return PX_FAIL(st, PX_ERR_NOMEM, "mesh file '%s': out of memory", path);
@@ -435,97 +373,18 @@ static pxtStatus loadMSH(pxcMesh* mesh, const char* buf, size_t size, const char
 //---------------------------------- OBJ (tinyobjloader semantics) ---------------------------------
 
 #define OBJ_SPACE(x) ((x) == ' ' || (x) == '\t')
-#define OBJ_DIGIT(x) ((unsigned)((x) - '0') < 10u)
 #define OBJ_NEWLINE(x) ((x) == '\r' || (x) == '\n' || (x) == '\0')
 
-// tinyobjloader's decimal parser (not correctly rounded: kept for bitwise agreement)
-static int objParseDouble(const char* s, const char* s_end, double* result) {
-  static const double lut[] = {1.0, 0.1, 0.01, 0.001, 0.0001, 0.00001, 0.000001, 0.0000001};
-  if (s >= s_end) return 0;
-  double mantissa = 0.0;
-  unsigned exponent = 0;  // unsigned: wraps like the original int without undefined behavior
-  char sign = '+', exp_sign = '+';
-  const char* curr = s;
-  int read = 0, end_not_reached, leading_dot = 0;
-
-  // sign
-  if (*curr == '+' || *curr == '-') {
-    sign = *curr;
-    curr++;
-    if (curr != s_end && *curr == '.') leading_dot = 1;
-  } else if (OBJ_DIGIT(*curr)) {
-  } else if (*curr == '.') {
-    leading_dot = 1;
-  } else {
-    return 0;
-  }
-
-  // integer part
-  end_not_reached = (curr != s_end);
-  if (!leading_dot) {
-    while (end_not_reached && OBJ_DIGIT(*curr)) {
-      mantissa *= 10;
-      mantissa += (int)(*curr - '0');
-      curr++;
-      read++;
-      end_not_reached = (curr != s_end);
-    }
-    if (read == 0) return 0;
-  }
-  if (!end_not_reached) goto assemble;
-
-  // decimal part
-  if (*curr == '.') {
-    curr++;
-    read = 1;
-    end_not_reached = (curr != s_end);
-    while (end_not_reached && OBJ_DIGIT(*curr)) {
-      mantissa += (int)(*curr - '0') * (read < 8 ? lut[read] : pow(10.0, -read));
-      read++;
-      curr++;
-      end_not_reached = (curr != s_end);
-    }
-  } else if (*curr == 'e' || *curr == 'E') {
-  } else {
-    goto assemble;
-  }
-  if (!end_not_reached) goto assemble;
-
-  // exponent
-  if (*curr == 'e' || *curr == 'E') {
-    curr++;
-    end_not_reached = (curr != s_end);
-    if (end_not_reached && (*curr == '+' || *curr == '-')) {
-      exp_sign = *curr;
-      curr++;
-    } else if (OBJ_DIGIT(*curr)) {
-    } else {
-      return 0;
-    }
-    read = 0;
-    end_not_reached = (curr != s_end);
-    while (end_not_reached && OBJ_DIGIT(*curr)) {
-      exponent = exponent * 10u + (unsigned)(*curr - '0');
-      curr++;
-      read++;
-      end_not_reached = (curr != s_end);
-    }
-    if (exp_sign != '+') exponent = 0u - exponent;
-    if (read == 0) return 0;
-  }
-
-assemble:;
-  int e = (int)exponent;
-  *result = (sign == '+' ? 1 : -1) * (e ? ldexp(mantissa * pow(5.0, e), e) : mantissa);
-  return 1;
-}
-
-// one real number of a v line; 0 when missing or unparsable (tinyobjloader's parseReal)
+// one real number of a v line, as MuJoCo 3.12's build of tinyobjloader reads it: strtold from
+// the token (so hex, inf and nan are accepted and a missing or bad number is 0), clamped to
+// +-FLT_MAX (NaN passes through and is rejected later), rounded to float
 static float objParseReal(const char** token) {
   *token += strspn(*token, " \t");
   const char* end = *token + strcspn(*token, " \t\r");
-  double val = 0.0;
-  objParseDouble(*token, end, &val);
+  long double val = strtold(*token, NULL);
+  const long double hi = FLT_MAX, lo = -(long double)FLT_MAX;
+  if (val > hi) val = hi;
+  if (lo > val) val = lo;
   *token = end;
   return (float)val;
 }

@@ -96,8 +96,8 @@ void pxc_defaultMeshDef(pxcMeshDef* def);
 //   .stl  binary STL as MuJoCo reads it: 1 to 200000 triangles, coordinates within 2^30,
 //         vertices merged when bitwise equal; ASCII STL ("solid ...") is also read, with the
 //         same merging, although MuJoCo 3.12 rejects it;
-//   .obj  v and f lines as MuJoCo's tinyobjloader reads them (its number parser, relative
-//         indices, ear-clipping triangulation of polygons, only the first object or group);
+//   .obj  v and f lines as MuJoCo 3.12.0's tinyobjloader reads them (strtold clamped to float
+//         range, relative indices, ear-clipping triangulation of polygons, first shape only);
 //         vt, vn, mtllib, usemtl, s are ignored; a file without faces gives a hull mesh;
 //   .msh  MuJoCo's binary MSH format.
 // Errors name the file and what is wrong (PX_ERR_MJCF; PX_ERR_UNSUPPORTED for other formats).

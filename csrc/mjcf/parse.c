@@ -596,7 +596,12 @@ static pxtStatus parseOption(pxcCtx* c, pxcNode* n) {
     for (int k = 0; kEnableNames[k]; k++) {
       int v = -1;
       READ(pxc_readKeyword(c, f, kEnableNames[k], en, env, &v));
-      if (v == 1) o->enableflags |= 1 << k;
+      if (v == 1) {
+        // every enable flag changes a stage phalanx does not run yet (docs/features.md)
+        char what[96];
+        snprintf(what, sizeof(what), "<flag %s=\"enable\">", kEnableNames[k]);
+        return unsupported(c, f, what);
+      }
       if (v == 0) o->enableflags &= ~(1 << k);
     }
     TRY(pxc_checkUnused(c, f));
@@ -608,7 +613,7 @@ static pxtStatus parseSize(pxcCtx* c, pxcNode* n) {
   pxcSpec* s = c->spec;
   READ(pxc_readInt(c, n, "njmax", &s->njmax));
   READ(pxc_readInt(c, n, "nconmax", &s->nconmax));
-  READ(pxc_readInt(c, n, "nkey", &s->nkey));
+  READ(pxc_readInt(c, n, "nkey", &s->sizekey));
   struct {
     const char* name;
     int* dst;
@@ -626,10 +631,10 @@ static pxtStatus parseSize(pxcCtx* c, pxcNode* n) {
   // memory, nstack and nuserdata size the arena, which phalanx sizes by its own rule
   char buf[64];
   READ(pxc_readString(c, n, "memory", buf, sizeof(buf)));
-  int dummy;
-  READ(pxc_readInt(c, n, "nstack", &dummy));
-  READ(pxc_readInt(c, n, "nuserdata", &dummy));
-  if (dummy > 0) return unsupported(c, n, "nuserdata (user data arrays)");
+  int nstack = -1, nuserdata = 0;
+  READ(pxc_readInt(c, n, "nstack", &nstack));
+  READ(pxc_readInt(c, n, "nuserdata", &nuserdata));
+  if (nuserdata > 0) return unsupported(c, n, "nuserdata (user data arrays)");
   return pxc_checkUnused(c, n);
 }
 
@@ -713,6 +718,17 @@ static pxtStatus parseAsset(pxcCtx* c, pxcNode* sec) {
 
 //---------------------------------- body tree -----------------------------------------------------
 
+// append the replicate suffix in force to a non-empty name
+static pxtStatus suffixName(pxcCtx* c, pxcNode* n, char* name) {
+  if (!name[0] || !c->suffix[0]) return PX_OK;
+  if (strlen(name) + strlen(c->suffix) >= PXC_NAME) {
+    return pxc_error(c, n, "name '%s' with replicate suffix '%s' is longer than %d characters",
+                     name, c->suffix, PXC_NAME - 1);
+  }
+  strcat(name, c->suffix);
+  return PX_OK;
+}
+
 // a frame transform applied to everything declared inside <frame> elements
 typedef struct {
   double pos[3];
@@ -770,6 +786,7 @@ static pxtStatus parseBody(pxcCtx* c, pxcNode* n, int parent, int childclass,
   b->quat[0] = 1;
   b->iquat[0] = 1;
   READ(pxc_readName(c, n, "name", b->name));
+  TRY(suffixName(c, n, b->name));
   const char* cc = pxc_xmlAttr(n, "childclass");
   if (cc) {
     childclass = pxc_findClass(s, cc);
@@ -820,6 +837,67 @@ static pxtStatus parseInertial(pxcCtx* c, pxcNode* n, int body, const frameTf* f
   applyFrame(frame, b->ipos, f ? NULL : b->iquat);
   if (f && !frame->identity) return unsupported(c, n, "fullinertia inside a rotated <frame>");
   return pxc_checkUnused(c, n);
+}
+
+// <replicate>: count copies of the children, the i-th in the frame reached by i steps of
+// (offset, euler) from the replicate's frame, names suffixed by sep and the zero-padded index
+static pxtStatus parseReplicate(pxcCtx* c, pxcNode* n, int body, int childclass,
+                                const frameTf* frame) {
+  int count = 0;
+  double offset[3] = {0, 0, 0};
+  double euler[3] = {0, 0, 0};
+  char sep[PXC_NAME] = "";
+  int r = pxc_readInt(c, n, "count", &count);
+  READ(r);
+  if (!r) return pxc_error(c, n, "missing required attribute 'count'");
+  if (count < 1 || count > 100000) {
+    return pxc_error(c, n, "attribute 'count' must be between 1 and 100000, got %d", count);
+  }
+  READ(pxc_readNums(c, n, "offset", 3, 3, offset, NULL));
+  READ(pxc_readNums(c, n, "euler", 3, 3, euler, NULL));
+  READ(pxc_readName(c, n, "sep", sep));
+  const char* cc = pxc_xmlAttr(n, "childclass");
+  if (cc) {
+    childclass = pxc_findClass(c->spec, cc);
+    if (childclass < 0) return pxc_error(c, n, "unknown default childclass '%s'", cc);
+  }
+  TRY(pxc_checkUnused(c, n));
+
+  // the rotation of one step
+  double step[4];
+  pxc_eulerQuat(c->spec, euler, 1, step);
+  char saved[PXC_NAME];
+  strcpy(saved, c->suffix);
+  int ndigits = snprintf(NULL, 0, "%d", count);
+  double pos[3] = {0, 0, 0};
+  double quat[4] = {1, 0, 0, 0};
+  pxtStatus status = PX_OK;
+  for (int i = 0; i < count && status == PX_OK; i++) {
+    // orientation of copy i from i * euler (as MuJoCo, for precision), then its frame
+    pxc_eulerQuat(c->spec, euler, i, quat);
+    frameTf f;
+    memcpy(f.pos, pos, sizeof(pos));
+    memcpy(f.quat, quat, sizeof(quat));
+    applyFrame(frame, f.pos, f.quat);
+    f.identity = 0;
+
+    // suffix: separator, index padded to the digits of count, then the enclosing suffix
+    char suffix[2 * PXC_NAME + 32];
+    snprintf(suffix, sizeof(suffix), "%s%0*d%s", sep, ndigits, i, saved);
+    if (strlen(suffix) >= PXC_NAME) {
+      strcpy(c->suffix, saved);
+      return pxc_error(c, n, "replicate suffix '%s' is too long", suffix);
+    }
+    strcpy(c->suffix, suffix);
+    status = parseChildren(c, n, body, childclass, &f);
+
+    // next position: pos += quat * offset
+    double v[3];
+    rotVec(v, quat, offset);
+    for (int k = 0; k < 3; k++) pos[k] += v[k];
+  }
+  strcpy(c->suffix, saved);
+  return status;
 }
 
 static pxtStatus parseChildren(pxcCtx* c, pxcNode* n, int body, int childclass,
@@ -874,6 +952,7 @@ static pxtStatus parseChildren(pxcCtx* c, pxcNode* n, int body, int childclass,
       j->src.file = ch->file;
       j->src.line = ch->line;
       j->body = body;
+      TRY(suffixName(c, ch, j->name));
       applyFrame(frame, j->pos, NULL);
       if (!frame->identity) {
         double zero[3] = {0, 0, 0};
@@ -892,6 +971,7 @@ static pxtStatus parseChildren(pxcCtx* c, pxcNode* n, int body, int childclass,
       g->src.file = ch->file;
       g->src.line = ch->line;
       g->body = body;
+      TRY(suffixName(c, ch, g->name));
       applyFrame(frame, g->pos, g->quat);
       if (g->hasfromto) applyFrameFromto(frame, g->fromto);
       if (ch->nchild) return unsupported(c, ch->child[0], "geom plugins");
@@ -906,6 +986,7 @@ static pxtStatus parseChildren(pxcCtx* c, pxcNode* n, int body, int childclass,
       st->src.file = ch->file;
       st->src.line = ch->line;
       st->body = body;
+      TRY(suffixName(c, ch, st->name));
       applyFrame(frame, st->pos, st->quat);
       if (st->hasfromto) applyFrameFromto(frame, st->fromto);
       TRY(pxc_checkUnused(c, ch));
@@ -919,6 +1000,7 @@ static pxtStatus parseChildren(pxcCtx* c, pxcNode* n, int body, int childclass,
       k->src.file = ch->file;
       k->src.line = ch->line;
       k->body = body;
+      TRY(suffixName(c, ch, k->name));
       applyFrame(frame, k->pos, k->quat);
       TRY(pxc_checkUnused(c, ch));
     } else if (!strcmp(e, "light")) {
@@ -931,6 +1013,7 @@ static pxtStatus parseChildren(pxcCtx* c, pxcNode* n, int body, int childclass,
       l->src.file = ch->file;
       l->src.line = ch->line;
       l->body = body;
+      TRY(suffixName(c, ch, l->name));
       applyFrame(frame, l->pos, NULL);
       if (!frame->identity) {
         frameTf rot = *frame;
@@ -939,7 +1022,7 @@ static pxtStatus parseChildren(pxcCtx* c, pxcNode* n, int body, int childclass,
       }
       TRY(pxc_checkUnused(c, ch));
     } else if (!strcmp(e, "replicate")) {
-      return unsupported(c, ch, "<replicate>");
+      TRY(parseReplicate(c, ch, body, childclass, frame));
     } else if (!strcmp(e, "attach")) {
       return unsupported(c, ch, "<attach>");
     } else if (!strcmp(e, "plugin")) {

@@ -312,6 +312,25 @@ void pxc_z2quat(double q[4], const double* vec) {
   q[3] *= sin(ang / 2);
 }
 
+void pxc_eulerQuat(const pxcSpec* sp, const double euler[3], int times, double q[4]) {
+  q[0] = 1;
+  q[1] = q[2] = q[3] = 0;
+  for (int k = 0; k < 3; k++) {
+    double e = times * euler[k];
+    double a = sp->degree ? e / 180.0 * 3.14159265358979323846 : e;
+    double qr[4] = {cos(a / 2), 0, 0, 0};
+    double sa = sin(a / 2);
+    char ch = sp->eulerseq[k];
+    int axis = (ch == 'x' || ch == 'X') ? 1 : (ch == 'y' || ch == 'Y') ? 2 : 3;
+    qr[axis] = sa;
+    if (ch >= 'a') {
+      pxc_mulQuat(q, q, qr);  // moving axes: post-multiply
+    } else {
+      pxc_mulQuat(q, qr, q);  // fixed axes: pre-multiply
+    }
+  }
+}
+
 int pxc_readOrientation(pxcCtx* c, pxcNode* n, double quat[4]) {
   static const char* const names[] = {"quat", "axisangle", "xyaxes", "zaxis", "euler"};
   static const int counts[] = {4, 4, 6, 3, 3};
@@ -374,24 +393,9 @@ int pxc_readOrientation(pxcCtx* c, pxcNode* n, double quat[4]) {
         }
         pxc_z2quat(q, v);
         break;
-      case 4: {
-        q[0] = 1;
-        q[1] = q[2] = q[3] = 0;
-        for (int k = 0; k < 3; k++) {
-          double a = sp->degree ? v[k] / 180.0 * 3.14159265358979323846 : v[k];
-          double qr[4] = {cos(a / 2), 0, 0, 0};
-          double sa = sin(a / 2);
-          char ch = sp->eulerseq[k];
-          int axis = (ch == 'x' || ch == 'X') ? 1 : (ch == 'y' || ch == 'Y') ? 2 : 3;
-          qr[axis] = sa;
-          if (ch >= 'a') {
-            pxc_mulQuat(q, q, qr);  // moving axes: post-multiply
-          } else {
-            pxc_mulQuat(q, qr, q);  // fixed axes: pre-multiply
-          }
-        }
+      case 4:
+        pxc_eulerQuat(sp, v, 1, q);
         break;
-      }
     }
   }
   return which >= 0;

@@ -143,36 +143,43 @@ typedef struct {
   int nface;    // values (3 per face)
 } pxcMeshSpec;
 
+// tendon (class defaults and <fixed>/<spatial>); wraps are in pxcSpec.wrap
 typedef struct {
   pxcSrc src;
+  const char* tag;  // element name (fixed, spatial)
   char name[PXC_NAME];
-  int limited, actfrclimited;
+  int limited, actfrclimited;  // 0 false, 1 true, 2 auto
   int group;
   double range[2], actfrcrange[2];
   double solref_limit[2], solimp_limit[5], solref_friction[2], solimp_friction[5];
   double frictionloss;
-  double springlength[2];
+  double springlength[2];  // -1 -1: length at qpos_spring
   double width;
   char material[PXC_NAME];
   double margin;
-  double stiffness[3], damping[3];
+  double stiffness[3], damping[3];  // polynomials
   double armature;
   float rgba[4];
   pxcUser user;
-  int spatial;  // 1 spatial, 0 fixed
+  int spatial;           // 1 spatial, 0 fixed
   int wrapadr, wrapnum;  // into pxcSpec.wrap
 } pxcTendon;
 
+// one element of a tendon path
 typedef struct {
   pxcSrc src;
-  int type;  // pxtWrap
+  const char* tag;  // element name (joint, site, geom, pulley)
+  int type;         // pxtWrap (PX_WRAP_SPHERE for any geom until resolved)
   char obj[PXC_NAME];
   char sidesite[PXC_NAME];
-  double prm;  // coef (fixed) or divisor (pulley)
+  double prm;  // coef (joint) or divisor (pulley)
 } pxcWrap;
 
+// actuator (class defaults and every actuator element); shortcut elements are applied to it
+// with MuJoCo's mjs_setTo* semantics when read
 typedef struct {
   pxcSrc src;
+  const char* kind;  // element name it came from (general, motor, ...)
   char name[PXC_NAME];
   int group;
   int ctrllimited, forcelimited, actlimited;  // 0 false, 1 true, 2 auto
@@ -182,51 +189,58 @@ typedef struct {
   double damping[3];
   double armature;
   double cranklength;
-  int trntype;
-  char target[PXC_NAME];    // joint, tendon, site or body
-  char refsite[PXC_NAME];   // site transmission reference, or slider site
-  int actdim;
+  int trntype;                // pxtTrn; PX_TRN_UNDEFINED until a target is given
+  char target[PXC_NAME];      // joint, tendon, site, crank site or body
+  char slidersite[PXC_NAME];  // slider-crank base site
+  char refsite[PXC_NAME];     // site transmission reference
+  int actdim;                 // -1: from dyntype
   int dyntype, gaintype, biastype;
   double dynprm[10], gainprm[10], biasprm[10];
   int actearly;
   double inheritrange;
+  double velrange[2], ffrange[2];  // pid inputs (read, unused by the supported kinds)
+  int nsample, interp;
   double delay;
-  int nsample;
   pxcUser user;
-  const char* kind;  // element name it came from (general, motor, ...)
-  double dampratio;  // position/intvelocity: kv from damping ratio, resolved by the compiler
 } pxcActuator;
 
+// equality constraint (class defaults and <connect>/<weld>/<joint>/<tendon>)
 typedef struct {
   pxcSrc src;
+  const char* tag;  // element name
   char name[PXC_NAME];
-  int type;  // pxtEq
+  int type;     // pxtEq
+  int objtype;  // pxtObj of name1/name2
   int active;
   double solref[2], solimp[5];
   char name1[PXC_NAME], name2[PXC_NAME];
-  int usesites;
   double data[11];
 } pxcEquality;
 
+// contact pair (class defaults and <pair>) or, in pxcSpec.exclude, an excluded body pair
 typedef struct {
   pxcSrc src;
   char name[PXC_NAME];
-  char geom1[PXC_NAME], geom2[PXC_NAME];
+  char geom1[PXC_NAME], geom2[PXC_NAME];  // body names for excludes
   int condim;
   double friction[5];
   double solref[2], solreffriction[2], solimp[5];
-  double gap, margin;
-  int hasmargin, hasgap;
+  double gap, margin, adhesion;
 } pxcPair;
 
+// sensor; type, objtype, reftype and intprm as MuJoCo's reader sets them
 typedef struct {
   pxcSrc src;
+  const char* tag;  // element name
   char name[PXC_NAME];
-  int type;        // pxtSensor value
+  int type;  // mjtSensor value
   int datatype, needstage, dim;
-  char objtype[32], objname[PXC_NAME], reftype[32], refname[PXC_NAME];
+  int objtype, reftype;  // pxtObj
+  char objname[PXC_NAME], refname[PXC_NAME];
   int intprm[3];
   double cutoff, noise;
+  int nsample, interp;
+  double delay, interval[2];
   pxcUser user;
 } pxcSensor;
 
@@ -290,7 +304,7 @@ typedef struct {
   int nuser_body, nuser_jnt, nuser_geom, nuser_site, nuser_cam, nuser_tendon,
       nuser_actuator, nuser_sensor;
   int nconmax, njmax;
-  int nkey;
+  int sizekey;  // <size nkey>
   int stat_given;  // bit k set: statistic field k given (meaninertia, meanmass, meansize, extent,
                    // center)
   pxStatistic stat;
@@ -321,6 +335,7 @@ typedef struct {
   pxStatus* st;
   pxcSpec* spec;
   pxcDoc* doc;
+  char suffix[PXC_NAME];  // name suffix inside <replicate> (MuJoCo appends the copy index)
 } pxcCtx;
 
 //---------------------------------- attribute readers ----------------------------------------------
@@ -354,6 +369,8 @@ int pxc_readUser(pxcCtx* c, pxcNode* n, pxcUser* user);
 // quaternion helpers of the compiler (double precision, MuJoCo's formulas)
 void pxc_mulQuat(double res[4], const double a[4], const double b[4]);
 void pxc_z2quat(double q[4], const double* vec);
+// quaternion of `times` x the euler angles, with the compiler's angle unit and sequence
+void pxc_eulerQuat(const pxcSpec* sp, const double euler[3], int times, double q[4]);
 
 // error for every attribute of n no reader consumed
 pxtStatus pxc_checkUnused(pxcCtx* c, pxcNode* n);

@@ -62,6 +62,7 @@ typedef struct {
   int npy;
   void* ptr;
   npy_intp nrow, ncol;
+  int flat;  // ncol is the constant 1: a 1-D view, as MuJoCo's (n,) arrays
 } fieldInfo;
 
 static int modelField(const pxModel* m, const char* name, fieldInfo* f) {
@@ -71,6 +72,7 @@ static int modelField(const pxModel* m, const char* name, fieldInfo* f) {
     f->ptr = (void*)m->fname;        \
     f->nrow = m->nr;                 \
     f->ncol = (nc);                  \
+    f->flat = !strcmp(#nc, "1");     \
     return 1;                        \
   }
   PX_MODEL_FIELDS(X)
@@ -85,6 +87,7 @@ static int dataField(const pxModel* m, const pxData* d, const char* name, fieldI
     f->ptr = (void*)d->fname;        \
     f->nrow = m->nr;                 \
     f->ncol = (nc);                  \
+    f->flat = !strcmp(#nc, "1");     \
     return 1;                        \
   }
   PX_DATA_FIELDS(X)
@@ -96,7 +99,7 @@ static int dataField(const pxModel* m, const pxData* d, const char* name, fieldI
 static PyObject* makeView(PyObject* owner, const fieldInfo* f, int writable) {
   static double dummy[1];
   npy_intp dims[2] = {f->nrow, f->ncol};
-  int nd = f->ncol == 1 ? 1 : 2;
+  int nd = f->flat ? 1 : 2;
   int flags = NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED | (writable ? NPY_ARRAY_WRITEABLE : 0);
   void* ptr = f->ptr ? f->ptr : (void*)dummy;  // empty arrays still need a pointer
   PyObject* arr =
@@ -173,7 +176,7 @@ static PyObject* sub_getattro(PyObject* self, PyObject* nameobj) {
   if (!f) return PyObject_GenericGetAttr(self, nameobj);
   if (f->isint) return PyLong_FromLong(*(int*)(void*)(base + f->offset));
   if (f->n == 1) return PyFloat_FromDouble(*(double*)(void*)(base + f->offset));
-  fieldInfo fi = {NPY_FLOAT64, base + f->offset, f->n, 1};
+  fieldInfo fi = {NPY_FLOAT64, base + f->offset, f->n, 1, 1};
   return makeView((PyObject*)s->model, &fi, !s->model->m->frozen);
 }
 
@@ -209,7 +212,7 @@ static int sub_setattro(PyObject* self, PyObject* nameobj, PyObject* value) {
     *(double*)(void*)(base + f->offset) = v;
     return 0;
   }
-  fieldInfo fi = {NPY_FLOAT64, base + f->offset, f->n, 1};
+  fieldInfo fi = {NPY_FLOAT64, base + f->offset, f->n, 1, 1};
   PyObject* view = makeView((PyObject*)s->model, &fi, 1);
   if (!view) return -1;
   int r = assignView(view, value);

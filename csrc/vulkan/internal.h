@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: Apache-2.0
+// Internals of the Vulkan executor shared by the files of csrc/vulkan/ (not a public header).
+//
+// Vulkan comes from volk: core instance-level functions through volk's process-wide pointers
+// (loader trampolines, the same for every instance), instance extension functions (debug utils)
+// fetched per context, and device-level functions through the per-context VolkDeviceTable `vk`,
+// so two contexts never overwrite each other's functions.
+#ifndef PX_VULKAN_INTERNAL_H_
+#define PX_VULKAN_INTERNAL_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <volk.h>
+
+#include "px/pxstatus.h"
+#include "px/pxvulkan.h"
+
+// lane counts with a cached pipeline (specialization constant 0 = local_size_x)
+#define PXV_NLANES 6
+
+// Check a VkResult: on failure record the result name, the call and the line in st (which
+// must not be NULL), then jump to the function's `cleanup` label.
+#define PXV_CHECK(st, call)                                                               \
+  do {                                                                                    \
+    VkResult pxvr_ = (call);                                                              \
+    if (pxvr_ != VK_SUCCESS) {                                                            \
+      px_fail((st), PX_ERR_VULKAN, __func__, __LINE__, "%s returned %s", #call,           \
+              pxv_resultName(pxvr_));                                                     \
+      goto cleanup;                                                                       \
+    }                                                                                     \
+  } while (0)
+
+// a compute pipeline over one SPIR-V module, with a 16-byte push constant and no descriptors
+typedef struct {
+  VkShaderModule module;
+  VkPipelineLayout layout;
+  VkPipeline pipeline;
+} pxvPipeline;
+
+// a host-visible, host-coherent buffer, mapped, with its device address
+typedef struct {
+  VkBuffer buffer;
+  VkDeviceMemory memory;
+  VkDeviceSize size;
+  VkDeviceAddress address;
+  void* map;
+} pxvBuffer;
+
+struct pxvContext_ {
+  VkInstance instance;
+  VkDebugUtilsMessengerEXT messenger;
+  PFN_vkDestroyDebugUtilsMessengerEXT destroyMessenger;
+  VkPhysicalDevice physical;
+  VkDevice device;
+  VkQueue queue;
+  uint32_t queueFamily;
+  VkCommandPool commandPool;
+  struct VolkDeviceTable vk;  // device-level functions of `device`
+
+  VkPhysicalDeviceProperties properties;
+  VkPhysicalDeviceMemoryProperties memory;
+  int float64;     // shaderFloat64 enabled
+  int validation;  // validation level in use
+
+  int nmessage;       // validation warnings and errors so far
+  char message[512];  // the last one
+  char report[2048];  // device pick: one line per physical device
+
+  pxvPipeline* kinematics[2][PXV_NLANES];  // [fp64][log2 lanes], built on first use
+  pxvTiming timing;
+};
+
+// name of a VkResult ("VK_ERROR_DEVICE_LOST"), or "VkResult <n>"
+const char* pxv_resultName(VkResult r);
+
+// create a mapped buffer of `size` bytes usable through its device address
+pxtStatus pxv_bufferCreate(pxvContext* ctx, VkDeviceSize size, pxvBuffer* out, pxStatus* st);
+
+// destroy a buffer (zeroed or partially built is fine)
+void pxv_bufferDestroy(pxvContext* ctx, pxvBuffer* b);
+
+// create a compute pipeline from SPIR-V words with local_size_x = lanes
+pxtStatus pxv_pipelineCreate(pxvContext* ctx, const uint32_t* code, size_t nbytes, int lanes,
+                             pxvPipeline** out, pxStatus* st);
+
+// destroy a pipeline (NULL is fine)
+void pxv_pipelineDestroy(pxvContext* ctx, pxvPipeline* p);
+
+// milliseconds of a monotonic clock
+double pxv_now(void);
+
+#endif  // PX_VULKAN_INTERNAL_H_

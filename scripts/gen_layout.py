@@ -1,0 +1,235 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""Generate shaders/layout.glsl, the GPU view of the model and of batch data, from the X-macro
+tables of csrc/include/px/pxxmacro.h, the option struct of csrc/include/px/pxmodel.h and the
+enums of csrc/include/px/pxtype.h.
+
+The layout (its C twin is csrc/vulkan/kinematics_gpu.c, which computes the same offsets from the
+same X-macros; docs/gpu_executor.md describes both):
+
+- every array lives in a device buffer reached by a buffer device address; one reference type
+  per element kind and access: model arrays are read-only (`PxmReal`, `PxmInt`, `PxmFloat`),
+  data arrays read-write (`PxdReal`, ...). Real arrays hold PXL_REAL (double, or float under
+  PX_FP32); uint8/bool/char model fields are uploaded widened to int;
+- `PxModel` (std430): every model size as an int in PX_MODEL_SIZES order, then every pxOption
+  field as `opt_<name>` in struct order (reals as PXL_REAL, ints as int), then one reference per
+  model array in PX_MODEL_FIELDS order;
+- `PxData` (std430): one reference per data array in PX_DATA_FIELDS order; a block holds all
+  worlds, world-major: element i of world w is at `w * PXS_<field> + i`;
+- `PxParams` (std430): model and data references, then nworld; the push constant holds the
+  address of the parameter block and the index of the first world of the dispatch;
+- the enum values of pxtype.h as `const int` (PX_JNT_HINGE, PX_CAMLIGHT_TRACK, ...);
+- globals `pxm`, `pxd`, `pxw` used by the M/D/MS/MOPT macros of csrc/kern/prelude_glsl.h.
+
+Usage: gen_layout.py [--check] [--out PATH]. --check compares with the committed file and exits 1
+(printing a diff) when regeneration would change it.
+"""
+
+import argparse
+import difflib
+import os
+import re
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+XMACRO = os.path.join(ROOT, "csrc", "include", "px", "pxxmacro.h")
+MODELH = os.path.join(ROOT, "csrc", "include", "px", "pxmodel.h")
+TYPEH = os.path.join(ROOT, "csrc", "include", "px", "pxtype.h")
+OUT = os.path.join(ROOT, "shaders", "layout.glsl")
+
+# X-macro element type -> (GLSL element kind, bytes on the host)
+KINDS = {
+    "pxtNum": "Real",
+    "int": "Int",
+    "float": "Float",
+    "pxtByte": "Int",  # uint8, widened on upload
+    "pxtBool": "Int",  # bool (uint8), widened on upload
+    "char": "Int",  # char, widened on upload
+}
+GLSL_ELEM = {"Real": "PXL_REAL", "Int": "int", "Float": "float"}
+
+
+def macro_body(text, name):
+    """The continuation lines of `#define name(X) \\ ...`, comments stripped."""
+    m = re.search(r"#define\s+" + name + r"\(X\)((?:.*\\\n)*.*)\n", text)
+    if not m:
+        sys.exit(f"gen_layout: {name} not found in {XMACRO}")
+    body = m.group(1).replace("\\\n", "\n")
+    return re.sub(r"/\*.*?\*/", "", body, flags=re.S)
+
+
+def parse_fields(text, name):
+    """[(type, name, nrow, ncol)] of an X(type, name, nrow, ncol) table."""
+    fields = []
+    for t, n, r, c in re.findall(r"X\(\s*(\w+)\s*,\s*(\w+)\s*,\s*(\w+)\s*,\s*([^)]*\)?)\s*\)",
+                                 macro_body(text, name)):
+        if t not in KINDS:
+            sys.exit(f"gen_layout: {name}: field {n} has unknown type {t}")
+        fields.append((t, n, r, c.strip()))
+    return fields
+
+
+def parse_sizes(text):
+    return re.findall(r"X\((\w+)\)", macro_body(text, "PX_MODEL_SIZES"))
+
+
+def parse_options(text):
+    """[(kind, name, count)] of the pxOption struct, in declaration order."""
+    m = re.search(r"typedef struct \{(.*?)\}\s*pxOption;", text, flags=re.S)
+    if not m:
+        sys.exit(f"gen_layout: pxOption not found in {MODELH}")
+    opts = []
+    for t, n, cnt in re.findall(r"^\s*(\w+)\s+(\w+)(?:\[(\d+)\])?;", m.group(1), flags=re.M):
+        if t not in ("pxtNum", "int"):
+            sys.exit(f"gen_layout: pxOption.{n} has unsupported type {t}")
+        opts.append(("Real" if t == "pxtNum" else "Int", n, int(cnt) if cnt else 1))
+    return opts
+
+
+def parse_enums(text):
+    """[(name, value)] of every enum in pxtype.h, values evaluated as C would."""
+    text = re.sub(r"//[^\n]*", "", text)
+    out = []
+    for body in re.findall(r"\benum\s*\{(.*?)\}", text, flags=re.S):
+        nxt = 0
+        env = {}
+        for item in body.split(","):
+            item = item.strip()
+            if not item:
+                continue
+            m = re.fullmatch(r"(\w+)(?:\s*=\s*(.+))?", item, flags=re.S)
+            if not m:
+                sys.exit(f"gen_layout: cannot parse enum item {item!r} in {TYPEH}")
+            name, expr = m.group(1), m.group(2)
+            if expr is not None:
+                if not re.fullmatch(r"[\w\s()<>|+\-*]+", expr):
+                    sys.exit(f"gen_layout: unsupported enum value {expr!r}")
+                nxt = int(eval(expr, {"__builtins__": {}}, env))
+            env[name] = nxt
+            out.append((name, nxt))
+            nxt += 1
+    return out
+
+
+def glsl_expr(expr, sizes):
+    """A ncol or nrow expression with MSZ(size) -> (pxm.size)."""
+    out = re.sub(r"MSZ\((\w+)\)", r"(pxm.\1)", expr)
+    for tok in re.findall(r"[A-Za-z_]\w*", out):
+        if tok != "pxm" and tok not in sizes:
+            sys.exit(f"gen_layout: unknown size {tok} in {expr}")
+    return out
+
+
+def generate():
+    with open(XMACRO) as f:
+        xtext = f.read()
+    with open(MODELH) as f:
+        mtext = f.read()
+    sizes = parse_sizes(xtext)
+    mfields = parse_fields(xtext, "PX_MODEL_FIELDS")
+    dfields = parse_fields(xtext, "PX_DATA_FIELDS")
+    opts = parse_options(mtext)
+    with open(TYPEH) as f:
+        enums = parse_enums(f.read())
+
+    L = []
+    w = L.append
+    w("// SPDX-License-Identifier: Apache-2.0")
+    w("// GENERATED by scripts/gen_layout.py from px/pxxmacro.h, pxmodel.h and pxtype.h:")
+    w("// do not edit; run `make shaders`. The GPU view of the model and of world-major batch data")
+    w("// (docs/gpu_executor.md); csrc/vulkan/kinematics_gpu.c fills it with the same offsets.")
+    w("#ifndef PX_SHADERS_LAYOUT_GLSL_")
+    w("#define PX_SHADERS_LAYOUT_GLSL_")
+    w("")
+    w("#extension GL_EXT_buffer_reference : require")
+    w("")
+    w("#ifdef PX_FP32")
+    w("#define PXL_REAL float")
+    w("#else")
+    w("#define PXL_REAL double")
+    w("#endif")
+    w("")
+    w("// enum values of px/pxtype.h")
+    for n, v in enums:
+        w(f"const int {n} = {v};")
+    w("")
+    w("// element arrays: model arrays read-only, data arrays read-write (all 64-byte aligned)")
+    used = sorted({KINDS[t] for t, _, _, _ in mfields}, key=["Real", "Int", "Float"].index)
+    for k in used:
+        w(f"layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Pxm{k} "
+          f"{{ {GLSL_ELEM[k]} v[]; }};")
+    dused = sorted({KINDS[t] for t, _, _, _ in dfields}, key=["Real", "Int", "Float"].index)
+    for k in dused:
+        w(f"layout(buffer_reference, std430, buffer_reference_align = 16) buffer Pxd{k} "
+          f"{{ {GLSL_ELEM[k]} v[]; }};")
+    w("")
+    w("// the model: sizes, options, one reference per array")
+    w("layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer PxModel {")
+    w(f"  // sizes ({len(sizes)} ints)")
+    for s in sizes:
+        w(f"  int {s};")
+    w("  // options (pxOption, in struct order)")
+    for k, n, cnt in opts:
+        arr = f"[{cnt}]" if cnt > 1 else ""
+        w(f"  {GLSL_ELEM[k]} opt_{n}{arr};")
+    w(f"  // arrays ({len(mfields)})")
+    for t, n, r, c in mfields:
+        w(f"  Pxm{KINDS[t]} {n};  // ({r} x {c}) {t}")
+    w("};")
+    w("")
+    w("// batch data: one reference per array, each a (nworld x PXS_<field>) world-major block")
+    w("layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer PxData {")
+    for t, n, r, c in dfields:
+        w(f"  Pxd{KINDS[t]} {n};  // ({r} x {c}) {t}")
+    w("};")
+    w("")
+    w("// the parameter block of a dispatch")
+    w("layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer PxParams {")
+    w("  PxModel model;")
+    w("  PxData data;")
+    w("  int nworld;  // worlds in the batch")
+    w("};")
+    w("")
+    w("// push constant: the parameter block and the batch index of the dispatch's first world")
+    w("layout(push_constant, std430) uniform PxPush {")
+    w("  PxParams params;")
+    w("  int world0;")
+    w("} pxpush;")
+    w("")
+    w("// world strides of the data arrays (elements per world)")
+    for t, n, r, c in dfields:
+        if r not in sizes:
+            sys.exit(f"gen_layout: {n}: unknown row size {r}")
+        w(f"#define PXS_{n} (pxm.{r}" + ("" if c == "1" else f" * {glsl_expr(c, sizes)}") + ")")
+    w("")
+    w("// the model, the batch data and the current world, set by the entry point")
+    w("PxModel pxm;")
+    w("PxData pxd;")
+    w("int pxw;")
+    w("")
+    w("#endif  // PX_SHADERS_LAYOUT_GLSL_")
+    return "\n".join(L) + "\n"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--check", action="store_true", help="fail if the committed file differs")
+    ap.add_argument("--out", default=OUT)
+    a = ap.parse_args()
+    text = generate()
+    if a.check:
+        old = open(a.out).read() if os.path.exists(a.out) else ""
+        if old != text:
+            sys.stdout.writelines(difflib.unified_diff(old.splitlines(True), text.splitlines(True),
+                                                       a.out, "regenerated"))
+            print(f"gen_layout: {os.path.relpath(a.out, ROOT)} is stale; run `make shaders`")
+            return 1
+        return 0
+    os.makedirs(os.path.dirname(a.out), exist_ok=True)
+    with open(a.out, "w") as f:
+        f.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
