@@ -35,10 +35,20 @@ test: build test-c test-py test-asan lint
 test-py: build
 	$(PYTEST) -q -m "not slow" tests
 
-# C unit tests (tests/c/test_*.c), each built with ASan+UBSan against the library sources
-$(BUILD)/c/%: tests/c/%.c $(CSRC_LIB) $(wildcard csrc/*/*.h csrc/include/px/*.h tests/c/*.h)
+# the library (everything but the Python glue) as a static archive built with ASan+UBSan
+HDRS     := $(shell find csrc -name '*.h' -o -name '*.inc')
+LIB_OBJS := $(patsubst csrc/%.c,$(BUILD)/san/%.o,$(CSRC_LIB))
+$(BUILD)/san/%.o: csrc/%.c $(HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_COMMON) $(SANFLAGS) -O1 -Itests/c $< $(CSRC_LIB) $(LIBS) $(TEST_LIBS_$*) -o $@
+	@$(CC) $(CFLAGS_COMMON) $(SANFLAGS) -O1 -c $< -o $@
+$(BUILD)/libphalanx_san.a: $(LIB_OBJS)
+	@rm -f $@ && ar rcs $@ $^
+
+# C unit tests (tests/c/test_*.c), each built with ASan+UBSan against that library
+$(BUILD)/c/%: tests/c/%.c $(BUILD)/libphalanx_san.a $(wildcard tests/c/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_COMMON) $(SANFLAGS) -O1 -Itests/c $< $(BUILD)/libphalanx_san.a $(LIBS) \
+	  $(TEST_LIBS_$*) -o $@
 
 C_TESTS := $(patsubst tests/c/%.c,$(BUILD)/c/%,$(wildcard tests/c/test_*.c))
 test-c: setup $(C_TESTS)

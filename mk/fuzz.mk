@@ -6,6 +6,10 @@
 #   make fuzz FUZZ_SECONDS=60   a shorter run; FUZZ_JOBS=2 fuzzes in two processes
 #   make fuzz-regress           replay tests/fuzz/regressions/* and tests/bad_mjcf/*.xml once each
 #
+# Every sanitizer report stops the input and counts as a crash. While a known report is being
+# fixed, FUZZ_RECOVER=<checks> (e.g. pointer-overflow,nonnull-attribute) builds those UBSan checks
+# to print and go on instead (rebuild with `rm build/fuzz/fuzz_mjcf` when changing it).
+#
 # The corpus lives in build/fuzz/corpus (seeded from tests/bad_mjcf and
 # ../shared/models/gymnasium, never written into the repository); crash, leak, timeout and
 # out-of-memory inputs are written to build/fuzz/ as crash-*, leak-*, timeout-*, oom-*. Keep a
@@ -23,7 +27,8 @@ FUZZ_BIN     := $(FUZZ_DIR)/fuzz_mjcf
 FUZZ_SEEDS   := $(wildcard tests/bad_mjcf/*.xml) $(wildcard $(CURDIR)/../shared/models/gymnasium/*.xml)
 # clang warns about other things than gcc: warnings stay on, but do not fail this build
 FUZZ_CFLAGS  := $(filter-out -Werror,$(CFLAGS_COMMON)) -O1 -g -fno-omit-frame-pointer \
-                -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+                -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+                $(if $(FUZZ_RECOVER),-fsanitize-recover=$(FUZZ_RECOVER))
 # per-input time limit (s), memory limit (MB) and longest input (bytes)
 FUZZ_OPTS    := -timeout=20 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
                 -dict=$(CURDIR)/tests/fuzz/mjcf.dict
@@ -55,4 +60,4 @@ fuzz: fuzz-build
 
 fuzz-regress: fuzz-build
 	cd tests/bad_mjcf && $(FUZZ_ENV) $(CURDIR)/$(FUZZ_BIN) $(FUZZ_OPTS) \
-	  $(addprefix $(CURDIR)/,$(FUZZ_REGRESS))
+	  -artifact_prefix=$(CURDIR)/$(FUZZ_DIR)/ $(addprefix $(CURDIR)/,$(FUZZ_REGRESS))

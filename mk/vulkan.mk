@@ -1,13 +1,21 @@
 # SPDX-License-Identifier: Apache-2.0
-# The Vulkan executor: generated GPU layout, embedded SPIR-V, the T4 SPIR-V lint and the C test.
+# The Vulkan executor (docs/gpu_executor.md): the generated GPU layout, the embedded SPIR-V, the
+# T4 SPIR-V lint and the C parity test.
 #   make shaders        regenerate shaders/layout.glsl and csrc/vulkan/spirv/*.inc, then lint
-#   make shaders-check  fail when regeneration would change a committed file, or the lint fails
-#   make gpu-test       build and run tests/c/test_vulkan (skips where no Vulkan device exists)
+#   make shaders-check  fail when regeneration would change a committed file or the lint fails
+#                       (part of `make lint`)
+#   make gpu-test       build and run tests/c/test_vulkan (device tests skip without Vulkan)
+# `make build` regenerates the committed outputs when a kernel header, a shader or the X-macro
+# tables are newer (glslc comes with scripts/setup.sh).
 
 .PHONY: shaders shaders-check gpu-test
 
 SHADER_DEPS := $(wildcard shaders/*.comp csrc/kern/*.h) csrc/include/px/pxxmacro.h \
-               csrc/include/px/pxmodel.h csrc/include/px/pxtype.h scripts/gen_layout.py
+               csrc/include/px/pxmodel.h csrc/include/px/pxtype.h scripts/gen_layout.py \
+               scripts/build_shaders.sh
+SPIRV_INC   := $(foreach c,$(wildcard shaders/*.comp),\
+                 $(patsubst shaders/%.comp,csrc/vulkan/spirv/%_f64.inc,$(c)) \
+                 $(patsubst shaders/%.comp,csrc/vulkan/spirv/%_f32.inc,$(c)))
 
 shaders:
 	@bash scripts/build_shaders.sh
@@ -15,8 +23,14 @@ shaders:
 shaders-check:
 	@bash scripts/build_shaders.sh --check
 
-# the SPIR-V arrays are dependencies of the C tests (the rule in the Makefile lists only .h)
-$(BUILD)/c/test_vulkan: $(wildcard csrc/vulkan/spirv/*.inc csrc/vulkan/*.h)
+$(SPIRV_INC) shaders/layout.glsl &: $(SHADER_DEPS)
+	@bash scripts/build_shaders.sh
+
+build: $(SPIRV_INC)
+lint: shaders-check
+
+# the C tests list only headers as dependencies: relink test_vulkan when the SPIR-V changes
+$(BUILD)/c/test_vulkan: $(SPIRV_INC) $(wildcard csrc/vulkan/*.h)
 
 gpu-test: $(BUILD)/c/test_vulkan
 	ASAN_OPTIONS=detect_leaks=1 $(BUILD)/c/test_vulkan

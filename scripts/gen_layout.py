@@ -35,6 +35,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 XMACRO = os.path.join(ROOT, "csrc", "include", "px", "pxxmacro.h")
 MODELH = os.path.join(ROOT, "csrc", "include", "px", "pxmodel.h")
 TYPEH = os.path.join(ROOT, "csrc", "include", "px", "pxtype.h")
+EXECUTOR = os.path.join(ROOT, "csrc", "vulkan", "kinematics_gpu.c")
 OUT = os.path.join(ROOT, "shaders", "layout.glsl")
 
 # X-macro element type -> (GLSL element kind, bytes on the host)
@@ -86,6 +87,18 @@ def parse_options(text):
     return opts
 
 
+def check_executor_options(opts):
+    """The C twin's option list (OPT_R/OPT_I in kinematics_gpu.c) must be pxOption's."""
+    if not os.path.exists(EXECUTOR):
+        return
+    with open(EXECUTOR) as f:
+        listed = re.findall(r"\bOPT_([RI])\((\w+)\),", f.read())
+    want = [("R" if k == "Real" else "I", n) for k, n, _ in opts]
+    if listed != want:
+        sys.exit(f"gen_layout: the option list of {os.path.relpath(EXECUTOR, ROOT)} differs from "
+                 f"pxOption:\n  listed  {listed}\n  pxOption {want}")
+
+
 def parse_enums(text):
     """[(name, value)] of every enum in pxtype.h, values evaluated as C would."""
     text = re.sub(r"//[^\n]*", "", text)
@@ -129,6 +142,7 @@ def generate():
     mfields = parse_fields(xtext, "PX_MODEL_FIELDS")
     dfields = parse_fields(xtext, "PX_DATA_FIELDS")
     opts = parse_options(mtext)
+    check_executor_options(opts)
     with open(TYPEH) as f:
         enums = parse_enums(f.read())
 

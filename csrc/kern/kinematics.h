@@ -156,7 +156,8 @@ PX_FN void pxk_kinematics1(PX_MD) {
             pxk_normalize4(qloc);
           } else {
             PXK_GET(3, v3, M, jnt_axis, 3 * jid);
-            pxk_axisAngle2Quat(qloc, v3, D(qpos, qadr) - M(qpos0, qadr));
+            PXR angle = D(qpos, qadr) - M(qpos0, qadr);
+            pxk_axisAngle2Quat(qloc, v3, angle);
           }
           pxk_copy4(q4, xquat);
           pxk_mulQuat(xquat, q4, qloc);

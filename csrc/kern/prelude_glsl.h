@@ -14,7 +14,9 @@
 #define PX_R(x) x  // GLSL literals without suffix are float
 #else
 #define PX_REAL double
-#define PX_R(x) x##lf  // literal pasted with the double suffix: 0.1 would be a float
+// glslang rejects pasting the lf suffix onto a literal; double(x) of a literal is folded from
+// the literal's exact decimal value (checked by scripts/check_kern_glsl.sh on every literal)
+#define PX_R(x) double(x)
 #endif
 
 #define PXR precise PX_REAL

@@ -55,7 +55,9 @@ PX_FN void pxk_normalize4(PX_INOUT(PX_REAL, vec, 4)) {
     vec[1] = PX_R(0.0);
     vec[2] = PX_R(0.0);
     vec[3] = PX_R(0.0);
-  } else if (PX_ABS(norm - PX_R(1.0)) > PXK_MINVAL) {
+  }
+  PXR dev = norm - PX_R(1.0);
+  if (norm >= PXK_MINVAL && PX_ABS(dev) > PXK_MINVAL) {
     PXR inv = PX_R(1.0) / norm;
     vec[0] *= inv;
     vec[1] *= inv;

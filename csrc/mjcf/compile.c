@@ -62,6 +62,8 @@ typedef struct {
   int contype, conaffinity;
   double margin;
   int simple;  // body simple attribute: 0 false, 1 auto
+  int sleep;   // body sleep attribute other than auto
+  int nsub;    // bodies in the subtree, this one included (descendants follow in pre-order)
   int jadr, jnum, gadr, gnum, sadr, snum, cadr, cnum, ladr, lnum;  // compiled element ranges
 } cBody;
 
@@ -122,6 +124,7 @@ typedef struct {
   char** texname;   // texture names after the file fallback (owned)
   char** texfile;   // texture files ("" none; owned)
   int* texskybox;   // texture type is skybox
+  pxcSrc* texsrc;   // where each texture was declared
 
   // from the document
   int strippath;
@@ -1119,8 +1122,7 @@ static pxtStatus compileBody(cc* k, int b) {
   }
 
   // free-joint alignment, phase 1
-  int haschild = 0;
-  for (int i = b + 1; i < s->nbody && !haschild; i++) haschild = s->body[i].parent == b;
+  int haschild = body->nsub > 1;
   const pxcJoint* j0 = body->jnum ? &k->jnt[body->jadr].j : NULL;
   int align = body->jnum == 1 && j0->type == PX_JNT_FREE && !haschild &&
               (j0->align == 1 || (j0->align == 2 && s->alignfree));
@@ -1184,7 +1186,7 @@ static int bodyMassOk(const cc* k, int b) {
       body->inertia[2] >= kMinVal) {
     return 1;
   }
-  for (int i = b + 1; i < k->s->nbody; i++) {
+  for (int i = b + 1; i < b + body->nsub; i++) {
     if (k->s->body[i].parent != b || k->body[i].jnum) continue;
     if (bodyMassOk(k, i)) return 1;
   }
@@ -1279,6 +1281,52 @@ static void fileStem(char* out, size_t len, const char* file) {
   if (dot) *dot = 0;
 }
 
+// MuJoCo's FilePath::PathReduce: keep the absolute prefix, drop "." segments, fold "dir/.."
+// (not into a leading ".."), join with '/'
+static void pathReduce(char* out, size_t len, const char* in) {
+  size_t plen = 0;
+  if (in[0] == '/' || in[0] == '\\') {
+    plen = 1;
+  } else {
+    const char* a = strstr(in, ":/");
+    const char* b = strstr(in, ":\\");
+    const char* c = a ? a : b;
+    if (c) plen = (size_t)(c - in) + 2;
+  }
+  char* work = dupStr(in + plen);
+  const char** seg = (const char**)calloc(strlen(in) + 2, sizeof(char*));
+  if (!work || !seg) {
+    snprintf(out, len, "%s", in);
+    free(work);
+    free(seg);
+    return;
+  }
+  int n = 0;
+  char* p = work;
+  for (char* q = work;; q++) {
+    int end = !*q;
+    if (end || *q == '/' || *q == '\\') {
+      *q = 0;
+      if (end) {
+        seg[n++] = p;  // the last piece is kept as is
+        break;
+      }
+      if (!strcmp(p, "..") && n && strcmp(seg[n - 1], "..")) {
+        n--;
+      } else if (strcmp(p, ".")) {
+        seg[n++] = p;
+      }
+      p = q + 1;
+    }
+  }
+  size_t w = (size_t)snprintf(out, len, "%.*s", (int)plen, in);
+  for (int i = 0; i < n && w < len; i++) {
+    w += (size_t)snprintf(out + w, len - w, "%s%s", i ? "/" : "", seg[i]);
+  }
+  free(work);
+  free(seg);
+}
+
 static const char* stripPath(const char* file) {
   const char* a = strrchr(file, '/');
   const char* b = strrchr(file, '\\');
@@ -1311,9 +1359,13 @@ static pxtStatus readDocument(cc* k) {
         if (strcmp(t->name, "texture") || ntex >= s->ntexture) continue;
         const char* file = attrValue(t, "file");
         const char* type = attrValue(t, "type");
-        k->texfile[ntex] = dupStr(file ? file : "");
+        char reduced[1024] = "";
+        if (file) pathReduce(reduced, sizeof(reduced), file);
+        k->texfile[ntex] = dupStr(reduced);
         if (!k->texfile[ntex]) break;
         k->texskybox[ntex] = type && !strcmp(type, "skybox");
+        k->texsrc[ntex].file = t->file;
+        k->texsrc[ntex].line = t->line;
         ntex++;
       }
     } else if (!strcmp(n->name, "worldbody")) {
@@ -1339,6 +1391,8 @@ static pxtStatus readDocument(cc* k) {
     for (int i = 1; i < nbody; i++) {
       const char* v = attrValue(bodies[i], "simple");
       k->body[i].simple = !(v && !strcmp(v, "false"));
+      v = attrValue(bodies[i], "sleep");
+      k->body[i].sleep = v && strcmp(v, "auto");
     }
   }
   free(bodies);
@@ -1441,6 +1495,10 @@ static pxtStatus makeElements(cc* k) {
     }
     body->weldid = b == 0 ? 0 : (body->jnum || sb->mocap) ? b : k->body[sb->parent].weldid;
   }
+  for (int b = s->nbody - 1; b >= 0; b--) {
+    k->body[b].nsub++;
+    if (b > 0) k->body[s->body[b].parent].nsub += k->body[b].nsub;
+  }
   for (int i = 0; i < s->ngeom; i++) k->geom[i].meshid = k->geom[i].matid = -1;
   for (int i = 0; i < s->nsite; i++) k->site[i].matid = -1;
   return PX_OK;
@@ -1491,7 +1549,7 @@ static const char* nameMesh(cc* k, int i, const pxcSrc** src) {
   return k->meshname[i];
 }
 static const char* nameTex(cc* k, int i, const pxcSrc** src) {
-  *src = NULL;
+  *src = k->texsrc + i;
   return k->texname[i];
 }
 static const char* nameMat(cc* k, int i, const pxcSrc** src) {
@@ -1508,10 +1566,11 @@ static pxtStatus resolveNames(cc* k) {
   k->texname = (char**)calloc((size_t)s->ntexture + 1, sizeof(char*));
   k->texfile = (char**)calloc((size_t)s->ntexture + 1, sizeof(char*));
   k->texskybox = (int*)calloc((size_t)s->ntexture + 1, sizeof(int));
+  k->texsrc = (pxcSrc*)calloc((size_t)s->ntexture + 1, sizeof(pxcSrc));
   k->gframe = (cFrame*)calloc((size_t)s->ngeom + 1, sizeof(cFrame));
   k->sframe = (cFrame*)calloc((size_t)s->nsite + 1, sizeof(cFrame));
-  if (!k->meshname || !k->meshfile || !k->texname || !k->texfile || !k->texskybox || !k->gframe ||
-      !k->sframe) {
+  if (!k->meshname || !k->meshfile || !k->texname || !k->texfile || !k->texskybox || !k->texsrc ||
+      !k->gframe || !k->sframe) {
     return noMem(k);
   }
   k->ngframe = s->ngeom;
@@ -1523,9 +1582,11 @@ static pxtStatus resolveNames(cc* k) {
   for (int i = 0; i < s->nsite; i++) k->site[i].frame = k->sframe[k->sspec[i]];
   for (int i = 0; i < s->nmesh; i++) {
     const pxcMeshSpec* ms = s->mesh + i;
-    fileStem(stem, sizeof(stem), ms->file);
+    char file[1024];
+    pathReduce(file, sizeof(file), ms->file);
+    fileStem(stem, sizeof(stem), file);
     k->meshname[i] = dupStr(ms->name[0] ? ms->name : stem);
-    k->meshfile[i] = dupStr(k->strippath ? stripPath(ms->file) : ms->file);
+    k->meshfile[i] = dupStr(k->strippath ? stripPath(file) : file);
     if (!k->meshname[i] || !k->meshfile[i]) return noMem(k);
     if (!k->meshname[i][0]) return ERR(&ms->src, "mesh", "", "empty name in mesh");
   }
@@ -1534,7 +1595,7 @@ static pxtStatus resolveNames(cc* k) {
     k->texname[i] = dupStr(s->texture[i][0] ? s->texture[i] : stem);
     if (!k->texname[i]) return noMem(k);
     if (!k->texname[i][0] && !k->texskybox[i]) {
-      return PX_FAIL(k->c->st, PX_ERR_MJCF, "empty name in texture %d", i);
+      return ERR(k->texsrc + i, "texture", "", "empty name in texture");
     }
   }
   for (int i = 0; i < s->nmat; i++) {
@@ -2133,6 +2194,18 @@ static void fillTree(cc* k, pxModel* m) {
   }
 }
 
+// a sleep policy other than auto belongs on the first body of a moving tree
+static pxtStatus checkSleep(cc* k, const pxModel* m) {
+  for (int i = 1; i < m->nbody; i++) {
+    int tree = m->body_treeid[i];
+    if (k->body[i].sleep && (tree == -1 || tree == m->body_treeid[i - 1])) {
+      return ERR(&k->s->body[i].src, "body", k->s->body[i].name,
+                 "sleep policy only allowed for movable root bodies");
+    }
+  }
+  return PX_OK;
+}
+
 static void fillAssets(cc* k, pxModel* m) {
   const pxcSpec* s = k->s;
   int vadr = 0, fadr = 0, gadr = 0;
@@ -2475,6 +2548,7 @@ static void freeCompiler(cc* k) {
   freeStrings(k->texname, s->ntexture);
   freeStrings(k->texfile, s->ntexture);
   free(k->texskybox);
+  free(k->texsrc);
   free(k->gframe);
   free(k->sframe);
   free(k->gspec);
@@ -2552,6 +2626,9 @@ pxtStatus pxc_compile(pxcCtx* c, pxModel** out) {
     copyNames(k, m);
     fillTree(k, m);
     fillAssets(k, m);
+    code = checkSleep(k, m);
+  }
+  if (code == PX_OK) {
     if (s->settotalmass > 0) {
       double total = 0;
       for (int i = 1; i < m->nbody; i++) total += m->body_mass[i];

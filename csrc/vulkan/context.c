@@ -20,7 +20,9 @@
 static pthread_once_t loaderOnce = PTHREAD_ONCE_INIT;
 static VkResult loaderResult = VK_ERROR_INITIALIZATION_FAILED;
 
-static void loadLoader(void) { loaderResult = volkInitialize(); }
+static void loadLoader(void) {
+  loaderResult = volkInitialize();
+}
 
 // open the Vulkan loader once; PX_ERR_VULKAN when absent or too old
 static pxtStatus loader(pxStatus* st) {
@@ -52,7 +54,8 @@ double pxv_now(void) {
 const char* pxv_resultName(VkResult r) {
   switch (r) {
 #define PXV_NAME(x) \
-  case x: return #x;
+  case x:           \
+    return #x;
     PXV_NAME(VK_SUCCESS)
     PXV_NAME(VK_NOT_READY)
     PXV_NAME(VK_TIMEOUT)
@@ -80,7 +83,8 @@ const char* pxv_resultName(VkResult r) {
     PXV_NAME(VK_ERROR_VALIDATION_FAILED_EXT)
     PXV_NAME(VK_ERROR_INVALID_SHADER_NV)
 #undef PXV_NAME
-    default: return "an unknown VkResult";
+    default:
+      return "an unknown VkResult";
   }
 }
 
@@ -96,7 +100,8 @@ static VKAPI_ATTR VkBool32 VKAPI_CALL onMessage(VkDebugUtilsMessageSeverityFlagB
   if (severity & (VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT |
                   VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT)) {
     ctx->nmessage++;
-    snprintf(ctx->message, sizeof(ctx->message), "%s", data && data->pMessage ? data->pMessage : "");
+    snprintf(ctx->message, sizeof(ctx->message), "%s",
+             data && data->pMessage ? data->pMessage : "");
     if (getenv("PX_VULKAN_VERBOSE")) fprintf(stderr, "phalanx vulkan: %s\n", ctx->message);
   }
   return VK_FALSE;
@@ -145,7 +150,8 @@ static pxtStatus createInstance(pxvContext* ctx, int validation, pxStatus* st) {
       VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT,
       VK_VALIDATION_FEATURE_ENABLE_GPU_ASSISTED_EXT};
   VkValidationFeaturesEXT features = {.sType = VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT};
-  VkDebugUtilsMessengerCreateInfoEXT mci = {.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT};
+  VkDebugUtilsMessengerCreateInfoEXT mci = {
+      .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT};
   VkApplicationInfo app = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO};
   VkInstanceCreateInfo ici = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
 
@@ -191,10 +197,12 @@ static pxtStatus createInstance(pxvContext* ctx, int validation, pxStatus* st) {
   ctx->validation = validation;
   if (validation) {
     // extension functions from this instance: volk's globals follow the last instance loaded
-    PFN_vkCreateDebugUtilsMessengerEXT create = (PFN_vkCreateDebugUtilsMessengerEXT)(void (*)(void))
-        vkGetInstanceProcAddr(ctx->instance, "vkCreateDebugUtilsMessengerEXT");
-    ctx->destroyMessenger = (PFN_vkDestroyDebugUtilsMessengerEXT)(void (*)(void))
-        vkGetInstanceProcAddr(ctx->instance, "vkDestroyDebugUtilsMessengerEXT");
+    PFN_vkCreateDebugUtilsMessengerEXT create =
+        (PFN_vkCreateDebugUtilsMessengerEXT)(void (*)(void))vkGetInstanceProcAddr(
+            ctx->instance, "vkCreateDebugUtilsMessengerEXT");
+    ctx->destroyMessenger =
+        (PFN_vkDestroyDebugUtilsMessengerEXT)(void (*)(void))vkGetInstanceProcAddr(
+            ctx->instance, "vkDestroyDebugUtilsMessengerEXT");
     if (!create || !ctx->destroyMessenger) {
       PX_FAIL(st, PX_ERR_VULKAN, "VK_EXT_debug_utils enabled but its functions are missing");
       goto cleanup;
@@ -209,21 +217,31 @@ cleanup:
 
 static const char* deviceTypeName(VkPhysicalDeviceType t) {
   switch (t) {
-    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return "discrete";
-    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return "integrated";
-    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return "virtual";
-    case VK_PHYSICAL_DEVICE_TYPE_CPU: return "cpu";
-    default: return "other";
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
+      return "discrete";
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU:
+      return "integrated";
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU:
+      return "virtual";
+    case VK_PHYSICAL_DEVICE_TYPE_CPU:
+      return "cpu";
+    default:
+      return "other";
   }
 }
 
 static int deviceTypeScore(VkPhysicalDeviceType t) {
   switch (t) {
-    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return 4;
-    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return 3;
-    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return 2;
-    case VK_PHYSICAL_DEVICE_TYPE_CPU: return 1;
-    default: return 0;
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
+      return 4;
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU:
+      return 3;
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU:
+      return 2;
+    case VK_PHYSICAL_DEVICE_TYPE_CPU:
+      return 1;
+    default:
+      return 0;
   }
 }
 
@@ -262,7 +280,8 @@ static int rateDevice(pxvContext* ctx, VkPhysicalDevice pd, int index, const pxv
   }
 
   // features: buffer device addresses (required), shaderFloat64 (fp64 shaders)
-  VkPhysicalDeviceVulkan12Features f12 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+  VkPhysicalDeviceVulkan12Features f12 = {
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
   VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
   f2.pNext = &f12;
   vkGetPhysicalDeviceFeatures2(pd, &f2);
@@ -356,7 +375,8 @@ static pxtStatus createDevice(pxvContext* ctx, pxStatus* st) {
   const char* exts[1];
   uint32_t next = 0;
   VkDeviceQueueCreateInfo qci = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
-  VkPhysicalDeviceVulkan12Features f12 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+  VkPhysicalDeviceVulkan12Features f12 = {
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
   VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
   VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
   VkCommandPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
@@ -408,7 +428,8 @@ pxtStatus pxv_contextCreateDef(pxvContext** out, const pxvContextDef* def, pxSta
   pxvContext* ctx = NULL;
   if (!st) st = &local;
   px_statusClear(st);
-  if (!out || !def) return PX_FAIL(st, PX_ERR_ARG, "pxv_contextCreateDef: out and def are required");
+  if (!out || !def)
+    return PX_FAIL(st, PX_ERR_ARG, "pxv_contextCreateDef: out and def are required");
   *out = NULL;
   if (def->validation < 0 || def->validation > 3) {
     return PX_FAIL(st, PX_ERR_ARG, "validation must be 0 to 3, got %d", def->validation);
@@ -465,13 +486,21 @@ const char* pxv_deviceName(const pxvContext* ctx) {
   return ctx ? ctx->properties.deviceName : "";
 }
 
-const char* pxv_deviceReport(const pxvContext* ctx) { return ctx ? ctx->report : ""; }
+const char* pxv_deviceReport(const pxvContext* ctx) {
+  return ctx ? ctx->report : "";
+}
 
-int pxv_hasFloat64(const pxvContext* ctx) { return ctx ? ctx->float64 : 0; }
+int pxv_hasFloat64(const pxvContext* ctx) {
+  return ctx ? ctx->float64 : 0;
+}
 
-int pxv_validationMessages(const pxvContext* ctx) { return ctx ? ctx->nmessage : 0; }
+int pxv_validationMessages(const pxvContext* ctx) {
+  return ctx ? ctx->nmessage : 0;
+}
 
-const char* pxv_lastValidationMessage(const pxvContext* ctx) { return ctx ? ctx->message : ""; }
+const char* pxv_lastValidationMessage(const pxvContext* ctx) {
+  return ctx ? ctx->message : "";
+}
 
 void pxv_lastTiming(const pxvContext* ctx, pxvTiming* out) {
   if (!out) return;

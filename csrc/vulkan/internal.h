@@ -21,14 +21,14 @@
 
 // Check a VkResult: on failure record the result name, the call and the line in st (which
 // must not be NULL), then jump to the function's `cleanup` label.
-#define PXV_CHECK(st, call)                                                               \
-  do {                                                                                    \
-    VkResult pxvr_ = (call);                                                              \
-    if (pxvr_ != VK_SUCCESS) {                                                            \
-      px_fail((st), PX_ERR_VULKAN, __func__, __LINE__, "%s returned %s", #call,           \
-              pxv_resultName(pxvr_));                                                     \
-      goto cleanup;                                                                       \
-    }                                                                                     \
+#define PXV_CHECK(st, call)                                                     \
+  do {                                                                          \
+    VkResult pxvr_ = (call);                                                    \
+    if (pxvr_ != VK_SUCCESS) {                                                  \
+      px_fail((st), PX_ERR_VULKAN, __func__, __LINE__, "%s returned %s", #call, \
+              pxv_resultName(pxvr_));                                           \
+      goto cleanup;                                                             \
+    }                                                                           \
   } while (0)
 
 // a compute pipeline over one SPIR-V module, with a 16-byte push constant and no descriptors

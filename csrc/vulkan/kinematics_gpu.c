@@ -36,11 +36,12 @@ static const uint32_t spvKinematicsF32[] =
 //---------------------------------- layout --------------------------------------------------------
 
 // element kinds of X-macro types, and their bytes on the GPU
+// clang-format off
 enum { KIND_REAL = 0, KIND_INT, KIND_FLOAT, KIND_BYTE, KIND_CHAR };
-#define KIND(type) \
-  _Generic((type)0, double: KIND_REAL, int: KIND_INT, float: KIND_FLOAT, unsigned char: KIND_BYTE, \
-           char: KIND_CHAR)
+#define KIND(type) _Generic((type)0, double: KIND_REAL, int: KIND_INT, float: KIND_FLOAT, \
+                            unsigned char: KIND_BYTE, char: KIND_CHAR)
 
+// indices of the X-macro entries
 enum {
 #define X(type, name, nrow, ncol) MODEL_##name,
   PX_MODEL_FIELDS(X)
@@ -59,6 +60,7 @@ enum {
 #undef X
   NSIZE
 };
+// clang-format on
 
 // pxOption in struct order: the opt_<name> members of PxModel (gen_layout.py parses the struct)
 typedef struct {
@@ -67,25 +69,46 @@ typedef struct {
   int real;       // pxtNum (else int)
 } optionField;
 
-#define OPT_R(f) {offsetof(pxOption, f), sizeof(((pxOption*)0)->f) / sizeof(pxtNum), 1}
-#define OPT_I(f) {offsetof(pxOption, f), 1, 0}
+#define OPT_R(f) \
+  { offsetof(pxOption, f), sizeof(((pxOption*)0)->f) / sizeof(pxtNum), 1 }
+#define OPT_I(f) \
+  { offsetof(pxOption, f), 1, 0 }
 static const optionField optionFields[] = {
-    OPT_R(timestep),         OPT_R(impratio),        OPT_R(tolerance),  OPT_R(ls_tolerance),
-    OPT_R(noslip_tolerance), OPT_R(ccd_tolerance),   OPT_R(sleep_tolerance),
-    OPT_R(gravity),          OPT_R(wind),            OPT_R(magnetic),   OPT_R(density),
-    OPT_R(viscosity),        OPT_R(o_margin),        OPT_R(o_solref),   OPT_R(o_solimp),
-    OPT_R(o_friction),       OPT_I(integrator),      OPT_I(cone),       OPT_I(jacobian),
-    OPT_I(solver),           OPT_I(iterations),      OPT_I(ls_iterations),
-    OPT_I(noslip_iterations), OPT_I(ccd_iterations), OPT_I(disableflags),
-    OPT_I(enableflags),      OPT_I(disableactuator), OPT_I(sdf_initpoints),
+    OPT_R(timestep),
+    OPT_R(impratio),
+    OPT_R(tolerance),
+    OPT_R(ls_tolerance),
+    OPT_R(noslip_tolerance),
+    OPT_R(ccd_tolerance),
+    OPT_R(sleep_tolerance),
+    OPT_R(gravity),
+    OPT_R(wind),
+    OPT_R(magnetic),
+    OPT_R(density),
+    OPT_R(viscosity),
+    OPT_R(o_margin),
+    OPT_R(o_solref),
+    OPT_R(o_solimp),
+    OPT_R(o_friction),
+    OPT_I(integrator),
+    OPT_I(cone),
+    OPT_I(jacobian),
+    OPT_I(solver),
+    OPT_I(iterations),
+    OPT_I(ls_iterations),
+    OPT_I(noslip_iterations),
+    OPT_I(ccd_iterations),
+    OPT_I(disableflags),
+    OPT_I(enableflags),
+    OPT_I(disableactuator),
+    OPT_I(sdf_initpoints),
     OPT_I(sdf_iterations),
 };
 #define NOPTION ((int)(sizeof(optionFields) / sizeof(optionFields[0])))
 
-// the table covers pxOption exactly (checked at run time too): a new option field must be
-// added here, in struct order, and `make shaders` regenerates the GLSL side
-_Static_assert(sizeof(pxOption) == 31 * sizeof(pxtNum) + 13 * sizeof(int) + 4,
-               "pxOption changed: update optionFields in csrc/vulkan/kinematics_gpu.c");
+// A new pxOption field must be added here, in struct order: scripts/gen_layout.py (run by the
+// build and by `make shaders-check`) fails when this list and the struct differ, and
+// pxv_kinematics checks at run time that the list tiles the struct without gaps.
 
 // one X-macro array: host pointer, elements (all worlds for data), element kind
 typedef struct {
@@ -102,7 +125,7 @@ static void describe(const pxModel* m, const pxWorlds* w, fieldRef* mf, fieldRef
   PX_MODEL_FIELDS(X)
 #undef X
   i = 0;
-#define X(type, name, nrow, ncol)                                                     \
+#define X(type, name, nrow, ncol)                                                            \
   df[i++] = (fieldRef){(void*)w->name, (size_t)w->nworld * (size_t)m->nrow * (size_t)(ncol), \
                        KIND(type)};
   PX_DATA_FIELDS(X)
@@ -121,9 +144,13 @@ typedef struct {
   int rb;                     // bytes of a real on the GPU
 } layout;
 
-static size_t alignTo(size_t n, size_t a) { return (n + a - 1) / a * a; }
+static size_t alignTo(size_t n, size_t a) {
+  return (n + a - 1) / a * a;
+}
 
-static size_t kindBytes(int kind, int rb) { return kind == KIND_REAL ? (size_t)rb : 4; }
+static size_t kindBytes(int kind, int rb) {
+  return kind == KIND_REAL ? (size_t)rb : 4;
+}
 
 // check that optionFields tiles pxOption without gaps
 static int optionTableOk(void) {
@@ -303,6 +330,8 @@ static pxtStatus execute(pxvContext* ctx, const pxvPipeline* p, const pxvBuffer*
   // host writes before the submit are visible to the device (vkQueueSubmit's implicit host
   // dependency); worlds are independent, so the dispatches need no barrier between them
   uint32_t maxGroups = ctx->properties.limits.maxComputeWorkGroupCount[0];
+  const char* knob = getenv("PX_VULKAN_MAX_GROUPS");  // testing knob: split batches sooner
+  if (knob && atoi(knob) > 0 && (uint32_t)atoi(knob) < maxGroups) maxGroups = (uint32_t)atoi(knob);
   for (int w0 = 0; w0 < nworld; w0 += (int)maxGroups) {
     struct {
       uint64_t params;
@@ -310,8 +339,7 @@ static pxtStatus execute(pxvContext* ctx, const pxvPipeline* p, const pxvBuffer*
       int32_t pad;
     } push = {(uint64_t)buf->address, w0, 0};
     uint32_t count = (uint32_t)(nworld - w0) < maxGroups ? (uint32_t)(nworld - w0) : maxGroups;
-    ctx->vk.vkCmdPushConstants(cmd, p->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push),
-                               &push);
+    ctx->vk.vkCmdPushConstants(cmd, p->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
     ctx->vk.vkCmdDispatch(cmd, count, 1, 1);
   }
 
@@ -353,11 +381,11 @@ static pxtStatus checkArgs(const pxvContext* ctx, const pxModel* m, const pxWorl
   }
 
   // shaders index with 32-bit ints: every world-major block must stay below 2^31 elements
-#define X(type, name, nrow, ncol)                                                           \
-  if ((double)w->nworld * (double)m->nrow * (double)(ncol) >= 2147483648.0) {               \
-    return PX_FAIL(st, PX_ERR_UNSUPPORTED,                                                  \
+#define X(type, name, nrow, ncol)                                                             \
+  if ((double)w->nworld * (double)m->nrow * (double)(ncol) >= 2147483648.0) {                 \
+    return PX_FAIL(st, PX_ERR_UNSUPPORTED,                                                    \
                    "%d worlds of " #name " exceed 2^31 elements; use fewer worlds per batch", \
-                   w->nworld);                                                              \
+                   w->nworld);                                                                \
   }
   PX_DATA_FIELDS(X)
 #undef X

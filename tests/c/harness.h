@@ -29,6 +29,18 @@ static inline int* pxTestCounts(void) {
     }                                                                  \
   } while (0)
 
+// fail the current test when |a - b| > tol
+#define ENSURE_NEAR(a, b, tol)                                                                  \
+  do {                                                                                          \
+    double a_ = (double)(a), b_ = (double)(b);                                                  \
+    if (!(a_ - b_ <= (tol) && b_ - a_ <= (tol))) {                                              \
+      printf("%s:%d: ENSURE_NEAR failed: %s = %.17g, %s = %.17g\n", __FILE__, __LINE__, #a, a_, \
+             #b, b_);                                                                           \
+      fflush(stdout);                                                                           \
+      return 1;                                                                                 \
+    }                                                                                           \
+  } while (0)
+
 // run one test and count its result
 #define RUN_TEST(fn)                                             \
   do {                                                           \

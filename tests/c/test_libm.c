@@ -324,7 +324,7 @@ static int checkArc(const char* name, Fn1 f, Mp1 g) {
   for (size_t i = 0; i < sizeof named / sizeof named[0]; i++) {
     checkAround1(&st, f, g, (PX_REAL)named[i], 4);
   }
-  for (int i = 0; i < PT_NRAND; i++) {
+  for (int i = 0; i < PT_NRAND / 2; i++) {
     check1(&st, f, g, (PX_REAL)rngRange(&s, -1.0, 1.0));
     check1(&st, f, g, rngLog(&s, PT_ELOW - PT_PREC, -1, 1));
     // near +-1
@@ -685,7 +685,8 @@ static int test_special(void) {
   EXPECT2(pxk_pow, 2.0, PT_EHIGH + 1, inf);
   EXPECT2(pxk_pow, -2.0, PT_EHIGH + 2, -inf);
   EXPECT2(pxk_pow, 2.0, PT_ELOW - PT_PREC, 0.0);
-  EXPECT2(pxk_pow, -2.0, PT_ELOW - PT_PREC, -0.0);
+  EXPECT2(pxk_pow, -2.0, PT_ELOW - PT_PREC, ((PT_ELOW - PT_PREC) & 1) ? -0.0 : 0.0);
+  EXPECT2(pxk_pow, -2.0, PT_ELOW - PT_PREC - 1, ((PT_ELOW - PT_PREC - 1) & 1) ? -0.0 : 0.0);
   EXPECT2(pxk_pow, 2.0, PT_ELOW - PT_PREC + 1, sub);
 
   // integer powers that are exact

@@ -90,7 +90,7 @@ static unsigned fnv(const int* x, int n) {
 
 //---------------------------------- eigen solver --------------------------------------------------
 
-static void test_eig3_analytic(void) {
+static int test_eig3_analytic(void) {
   double ev[3], R[9], q[4];
 
   // identity: no rotation
@@ -123,10 +123,11 @@ static void test_eig3_analytic(void) {
     }
   }
   ENSURE_NEAR(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3], 1, 1e-14);
+  return 0;
 }
 
 // MuJoCo's own results: the compiler path (fullinertia) bit for bit, mju_eig3 to roundoff
-static void test_eig3_refs(void) {
+static int test_eig3_refs(void) {
   int n = (int)(sizeof(kEigRefs) / sizeof(kEigRefs[0])), nbody = 0, exact = 0;
   for (int i = 0; i < n; i++) {
     const EigRef* r = kEigRefs + i;
@@ -150,11 +151,12 @@ static void test_eig3_refs(void) {
     }
   }
   printf("eig3: %d matrices; compiler path %d/%d bit-exact\n", n, exact, nbody);
+  return 0;
 }
 
 //---------------------------------- analytic meshes -----------------------------------------------
 
-static void test_cube(void) {
+static int test_cube(void) {
   pxStatus st;
   pxcMesh m;
   for (int mode = 0; mode < 4; mode++) {
@@ -183,9 +185,10 @@ static void test_cube(void) {
     }
     pxc_meshFree(&m);
   }
+  return 0;
 }
 
-static void test_tetrahedron(void) {
+static int test_tetrahedron(void) {
   pxStatus st;
   pxcMesh m;
   for (int mode = 0; mode < 3; mode++) {
@@ -209,10 +212,11 @@ static void test_tetrahedron(void) {
     ENSURE_NEAR(fabs(ax[0] + ax[1] + ax[2]), sqrt(3.0), 1e-12);
     pxc_meshFree(&m);
   }
+  return 0;
 }
 
 // no faces: the hull's triangles become the faces; left-handed scale keeps the volume positive
-static void test_hull_faces_and_scale(void) {
+static int test_hull_faces_and_scale(void) {
   pxStatus st;
   pxcMesh m;
   ENSURE(processInline(&m, kCubeV[0], 8, NULL, 0, PX_MESH_INERTIA_LEGACY, 0, NULL, &st) == PX_OK);
@@ -227,11 +231,12 @@ static void test_hull_faces_and_scale(void) {
   ENSURE(m.face[0] == 0 && m.face[1] == 1 && m.face[2] == 2);  // winding swapped
   ENSURE(m.szgraph == 0);
   pxc_meshFree(&m);
+  return 0;
 }
 
 //---------------------------------- files ---------------------------------------------------------
 
-static void test_model_files(void) {
+static int test_model_files(void) {
   pxStatus st;
   pxcMesh m;
   pxcMeshDef def;
@@ -262,10 +267,11 @@ static void test_model_files(void) {
   ENSURE(pxc_meshProcess(&m, &def, &st) == PX_OK);
   ENSURE(m.volume > 0 && m.szgraph == 0);
   pxc_meshFree(&m);
+  return 0;
 }
 
 // every case of mesh_refs.h against MuJoCo's compiled model
-static void test_mesh_refs(void) {
+static int test_mesh_refs(void) {
   int n = (int)(sizeof(kMeshRefs) / sizeof(kMeshRefs[0])), exact = 0;
   for (int i = 0; i < n; i++) {
     const MeshRef* r = kMeshRefs + i;
@@ -350,6 +356,7 @@ static void test_mesh_refs(void) {
     pxc_meshFree(&m);
   }
   printf("mesh refs: %d cases; %d bit-exact in vertices, pos, quat and mass\n", n, exact);
+  return 0;
 }
 
 //---------------------------------- errors --------------------------------------------------------
@@ -371,7 +378,7 @@ static pxtStatus loadProcess(const char* path, int mode, pxStatus* st) {
   return code;
 }
 
-static void test_file_errors(void) {
+static int test_file_errors(void) {
   char path[256];
   pxStatus st;
 
@@ -435,6 +442,7 @@ static void test_file_errors(void) {
            "%sf -8 -5 -6 -7\nf -4 -3 -2 -1\nf 1 2 6 5\nf 2 3 7 6\n"
            "f 3 4 8 7\nf 4 1 5 8\n",
            cube);
+  pxcMesh m;
   pxc_meshInit(&m);
   ENSURE(pxc_meshLoadFile(&m, writeTmp(path, sizeof(path), "q.obj", obj, strlen(obj)), &st) ==
          PX_OK);
@@ -446,9 +454,10 @@ static void test_file_errors(void) {
   ENSURE_NEAR(m.volume, 1, 1e-14);
   ENSURE(pxc_meshProcess(&m, &def, &st) == PX_ERR_ARG);  // twice
   pxc_meshFree(&m);
+  return 0;
 }
 
-static void test_process_errors(void) {
+static int test_process_errors(void) {
   pxStatus st;
   pxcMesh m;
 
@@ -506,6 +515,7 @@ static void test_process_errors(void) {
   pxc_meshInit(&m);
   ENSURE(pxc_meshSetInline(&m, nanv, 4, NULL, 0, &st) == PX_ERR_MJCF);
   pxc_meshFree(&m);
+  return 0;
 }
 
 int main(void) {

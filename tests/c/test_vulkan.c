@@ -120,8 +120,8 @@ static pxModel* makeChain(void) {
   for (int i = 7; i > 0; i--) m->body_subtreemass[parent[i]] += m->body_subtreemass[i];
 
   // joints: free, hinge, slide, hinge, ball, hinge
-  static const int type[6] = {PX_JNT_FREE, PX_JNT_HINGE, PX_JNT_SLIDE, PX_JNT_HINGE, PX_JNT_BALL,
-                              PX_JNT_HINGE};
+  static const int type[6] = {PX_JNT_FREE,  PX_JNT_HINGE, PX_JNT_SLIDE,
+                              PX_JNT_HINGE, PX_JNT_BALL,  PX_JNT_HINGE};
   static const int body[6] = {1, 2, 3, 3, 4, 5};
   static const int nqj[6] = {7, 1, 1, 1, 4, 1};
   static const int nvj[6] = {6, 1, 1, 1, 3, 1};
@@ -239,7 +239,7 @@ static void randomize(const pxModel* m, pxWorlds* w, uint64_t seed) {
   w->qpos[2 * m->nq + 4] = 0;
   w->qpos[2 * m->nq + 5] = 0;
   w->qpos[2 * m->nq + 6] = 0;
-  w->qpos[3 * m->nq + hinge] = 0;           // zero angle: the identity shortcut
+  w->qpos[3 * m->nq + hinge] = 0;              // zero angle: the identity shortcut
   w->qpos[4 * m->nq + slide] = -0.1 + 1e-310;  // subnormal displacement
   w->qpos[5 * m->nq + hinge] = 4.9e-324;       // smallest subnormal angle
 }
@@ -254,24 +254,24 @@ typedef struct {
 static diffCount compareWorlds(const pxModel* m, const pxWorlds* a, const pxWorlds* b,
                                const char* what) {
   diffCount c = {0, 0};
-#define X(type, name, nrow, ncol)                                                            \
-  {                                                                                          \
-    size_t n_ = (size_t)a->nworld * (size_t)m->nrow * (size_t)(ncol);                       \
-    if (!memcmp(a->name, b->name, n_ * sizeof(type))) n_ = 0;                               \
-    for (size_t i_ = 0; i_ < n_; i_++) {                                                     \
-      if (!memcmp(a->name + i_, b->name + i_, sizeof(type))) continue;                       \
-      int zero_ = a->name[i_] == 0 && b->name[i_] == 0;                                      \
-      if (zero_ ? !c.zeros : !c.bits) {                                                      \
-        fprintf(stderr, "%s: first %s difference: %s[%zu] cpu %.17g gpu %.17g\n", what,       \
-                zero_ ? "signed-zero" : "bitwise", #name, i_, (double)a->name[i_],            \
-                (double)b->name[i_]);                                                        \
-      }                                                                                      \
-      if (zero_) {                                                                           \
-        c.zeros++;                                                                           \
-      } else {                                                                               \
-        c.bits++;                                                                            \
-      }                                                                                      \
-    }                                                                                        \
+#define X(type, name, nrow, ncol)                                                       \
+  {                                                                                     \
+    size_t n_ = (size_t)a->nworld * (size_t)m->nrow * (size_t)(ncol);                   \
+    if (!memcmp(a->name, b->name, n_ * sizeof(type))) n_ = 0;                           \
+    for (size_t i_ = 0; i_ < n_; i_++) {                                                \
+      if (!memcmp(a->name + i_, b->name + i_, sizeof(type))) continue;                  \
+      int zero_ = a->name[i_] == 0 && b->name[i_] == 0;                                 \
+      if (zero_ ? !c.zeros : !c.bits) {                                                 \
+        fprintf(stderr, "%s: first %s difference: %s[%zu] cpu %.17g gpu %.17g\n", what, \
+                zero_ ? "signed-zero" : "bitwise", #name, i_, (double)a->name[i_],      \
+                (double)b->name[i_]);                                                   \
+      }                                                                                 \
+      if (zero_) {                                                                      \
+        c.zeros++;                                                                      \
+      } else {                                                                          \
+        c.bits++;                                                                       \
+      }                                                                                 \
+    }                                                                                   \
   }
   PX_DATA_FIELDS(X)
 #undef X
@@ -334,8 +334,10 @@ static int test_fp64_bitwise(void) {
       if (seed == 1 && li == 0) {
         pxvTiming t;
         pxv_lastTiming(ctx, &t);
-        printf("fp64, %d worlds, 1 lane: pipeline %.1f ms, upload %.2f ms, execute %.2f ms, "
-               "download %.2f ms\n", NWORLD, t.pipeline, t.upload, t.execute, t.download);
+        printf(
+            "fp64, %d worlds, 1 lane: pipeline %.1f ms, upload %.2f ms, execute %.2f ms, "
+            "download %.2f ms\n",
+            NWORLD, t.pipeline, t.upload, t.execute, t.download);
       }
       px_freeWorlds(cpu);
       px_freeWorlds(gpu);
@@ -344,18 +346,21 @@ static int test_fp64_bitwise(void) {
   return 0;
 }
 
-// a larger batch: still bitwise, world by world
+// a larger batch, split into several dispatches (push constant world0): still bitwise
 static int test_fp64_many_worlds(void) {
   pxStatus st;
   int n = 1000;
+  setenv("PX_VULKAN_MAX_GROUPS", "300", 1);
   pxWorlds* cpu = px_makeWorlds(model, n, &st);
   pxWorlds* gpu = px_makeWorlds(model, n, &st);
   ENSURE(cpu && gpu);
   randomize(model, cpu, 12345);
   memcpy(gpu->buffer, cpu->buffer, cpu->nbuffer);
   cpuKinematics(model, cpu);
-  ENSURE(pxv_kinematics(ctx, model, gpu, -1, &st) == PX_OK);
-  ENSURE(checkBitwise(cpu, gpu, "fp64, 1000 worlds"));
+  pxtStatus rc = pxv_kinematics(ctx, model, gpu, -1, &st);
+  unsetenv("PX_VULKAN_MAX_GROUPS");
+  ENSURE(rc == PX_OK);
+  ENSURE(checkBitwise(cpu, gpu, "fp64, 1000 worlds in 4 dispatches"));
   pxvTiming t;
   pxv_lastTiming(ctx, &t);
   printf("fp64, %d worlds, 1 lane: upload %.2f ms, execute %.2f ms, download %.2f ms\n", n,
@@ -374,13 +379,13 @@ static int test_fp32_close(void) {
   ENSURE(pxv_kinematics(ctx, model, gpu, 0, &st) == PX_OK);
   double worst = 0;
   const char* worstField = "";
-#define X(type, name, nrow, ncol)                                                          \
-  for (size_t i = 0; i < (size_t)NWORLD * (size_t)model->nrow * (size_t)(ncol); i++) {     \
-    double e = fabs((double)cpu->name[i] - (double)gpu->name[i]);                          \
-    if (!(e <= worst)) {                                                                   \
-      worst = e;                                                                           \
-      worstField = #name;                                                                  \
-    }                                                                                      \
+#define X(type, name, nrow, ncol)                                                      \
+  for (size_t i = 0; i < (size_t)NWORLD * (size_t)model->nrow * (size_t)(ncol); i++) { \
+    double e = fabs((double)cpu->name[i] - (double)gpu->name[i]);                      \
+    if (!(e <= worst)) {                                                               \
+      worst = e;                                                                       \
+      worstField = #name;                                                              \
+    }                                                                                  \
   }
   PX_DATA_FIELDS(X)
 #undef X
@@ -429,7 +434,7 @@ static int test_forced_pick_failure(void) {
   ENSURE(pxv_contextCreateDef(&c, &def, &st) == PX_ERR_VULKAN);
   ENSURE(c == NULL);
   ENSURE(st.func != NULL);
-  ENSURE(strstr(st.msg, "no suitable Vulkan device") || strstr(st.msg, "loader"));
+  ENSURE(st.msg[0] != 0);
   printf("forced pick failure: %.160s...\n", st.msg);
   pxv_contextDestroy(NULL);
   return 0;

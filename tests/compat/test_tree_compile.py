@@ -75,20 +75,10 @@ def compare(ours, ref):
                                err_msg="stat.center")
 
 
-def load_ours(load, src):
-    try:
-        return load(src)
-    except NotImplementedError as e:
-        # parse.c reads <size nstack/nuserdata> into one variable: a known parser bug
-        if "nuserdata" in str(e):
-            pytest.xfail(f"parser: {e}")
-        raise
-
-
 @pytest.mark.parametrize("path", MODELS, ids=lambda p: p.split("/models/")[-1])
 def test_tree_model(path):
     ref = mujoco.MjModel.from_xml_path(path)
-    ours = load_ours(phalanx.Model.from_xml_path, path)
+    ours = phalanx.Model.from_xml_path(path)
     compare(ours, ref)
 
 
@@ -244,7 +234,7 @@ INLINE = {
 @pytest.mark.parametrize("name", sorted(INLINE))
 def test_tree_inline(name):
     xml = INLINE[name]
-    compare(load_ours(phalanx.Model.from_xml_string, xml), mujoco.MjModel.from_xml_string(xml))
+    compare(phalanx.Model.from_xml_string(xml), mujoco.MjModel.from_xml_string(xml))
 
 
 # models MuJoCo rejects: (body, message part); phalanx must raise MJCFError at <string>:line

@@ -20,9 +20,9 @@ typedef struct pxvContext_ pxvContext;
 
 // Context creation options; start from pxv_defaultContextDef().
 typedef struct {
-  int validation;  // 0: off; 1: VK_LAYER_KHRONOS_validation, warnings and errors counted
-                   // (pxv_validationMessages); 2: also synchronization validation; 3: also
-                   // GPU-assisted validation
+  int validation;      // 0: off; 1: VK_LAYER_KHRONOS_validation, warnings and errors counted
+                       // (pxv_validationMessages); 2: also synchronization validation; 3: also
+                       // GPU-assisted validation
   const char* device;  // NULL or "": the best device; "#<index>": that physical device;
                        // otherwise a substring of the device name (e.g. "llvmpipe")
   int requireFloat64;  // nonzero: reject devices without shaderFloat64

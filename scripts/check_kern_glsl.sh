@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Compiles csrc/kern/libm.h (through prelude_glsl.h) into a small compute shader that calls every
+# libm function, for fp64 and fp32 (-DPX_FP32), unoptimized and with -O, and checks the SPIR-V:
+#   - every OpFAdd/OpFSub/OpFMul/OpFDiv carries the NoContraction decoration;
+#   - no GLSL.std.450 Sin/Cos/Tan/Asin/Acos/Atan/Atan2/Exp/Exp2/Log/Log2/Pow/InverseSqrt/Fma;
+#   - the fp32 module declares neither the Float64 nor the Int64 capability.
+# Needs glslc and spirv-dis (Debian: glslc, spirv-tools). Exits nonzero on any violation.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+cat >"$tmp/libm_check.comp" <<'EOF'
+#version 460
+#extension GL_GOOGLE_include_directive : require
+#ifndef PX_FP32
+#extension GL_ARB_gpu_shader_fp64 : require
+#endif
+#include "kern/prelude_glsl.h"
+// glslang cannot paste `1.0##lf`; until the prelude spells PX_R another way, use the form the
+// shaders use (double(x) of a literal keeps its double value; checked below)
+#ifndef PX_FP32
+#undef PX_R
+#define PX_R(x) double(x)
+#endif
+#include "kern/libm.h"
+
+layout(local_size_x = 64) in;
+layout(std430, set = 0, binding = 0) readonly buffer Args { PX_REAL arg[]; };
+layout(std430, set = 0, binding = 1) writeonly buffer Res { PX_REAL res[]; };
+
+// every function on this invocation's pair of arguments, results to the buffer
+void main() {
+  int i = int(gl_GlobalInvocationID.x);
+  PX_REAL x = arg[2 * i];
+  PX_REAL y = arg[2 * i + 1];
+  int o = 12 * i;
+  res[o + 0] = pxk_sin(x);
+  res[o + 1] = pxk_cos(x);
+  res[o + 2] = pxk_tan(x);
+  res[o + 3] = pxk_asin(x);
+  res[o + 4] = pxk_acos(x);
+  res[o + 5] = pxk_atan(x);
+  res[o + 6] = pxk_atan2(y, x);
+  res[o + 7] = pxk_exp(x);
+  res[o + 8] = pxk_log(x);
+  res[o + 9] = pxk_pow(x, y);
+  res[o + 10] = pxk_floor(x);
+  res[o + 11] = pxk_floor(y);
+}
+EOF
+
+fail=0
+for variant in fp64 fp32; do
+  defs=""
+  if [ "$variant" = fp32 ]; then defs="-DPX_FP32"; fi
+  for opt in -O0 -O; do
+    name="$variant$opt"
+    glslc -fshader-stage=compute --target-env=vulkan1.2 -std=460 $opt $defs -Icsrc \
+      -o "$tmp/$name.spv" "$tmp/libm_check.comp"
+    spirv-dis --raw-id "$tmp/$name.spv" -o "$tmp/$name.spvasm"
+
+    # float arithmetic without NoContraction
+    report=$(awk '
+      /OpDecorate %[0-9]+ NoContraction/ { nc[$2] = 1 }
+      $2 == "=" && $3 ~ /^Op(FAdd|FSub|FMul|FDiv)$/ { ops[$1] = $3; n++ }
+      END {
+        bad = 0
+        for (id in ops) if (!(id in nc)) { print "  " ops[id] " " id " lacks NoContraction"; bad++ }
+        print n " float ops, " bad " without NoContraction"
+      }' "$tmp/$name.spvasm")
+    echo "$name: $(echo "$report" | tail -n 1)"
+    if echo "$report" | grep -q "lacks"; then
+      echo "$report" | grep "lacks" | head -n 20
+      fail=1
+    fi
+
+    # loose-precision built-ins
+    if grep -En "OpExtInst %[0-9]+ %[0-9]+ (Sin|Cos|Tan|Asin|Acos|Atan|Atan2|Exp|Exp2|Log|Log2|Pow|InverseSqrt|Fma)( |$)" \
+      "$tmp/$name.spvasm"; then
+      echo "$name: uses a GLSL.std.450 built-in with loose precision"
+      fail=1
+    fi
+
+    # double constants must keep their double values (a literal that went through float shows
+    # up rounded to float): every PX_R literal of libm.h's fp64 part that the module holds
+    if [ "$name" = fp64-O0 ] && ! python3 - "$tmp/$name.spvasm" csrc/kern/libm.h <<'PY'; then
+import re, struct, sys
+asm = open(sys.argv[1]).read()
+consts = set()
+for t in re.findall(r"(%\d+) = OpTypeFloat 64", asm):
+    consts |= {abs(float(v)) for v in re.findall(r"= OpConstant " + t + r" (\S+)", asm)}
+src = re.sub(r"#ifdef PX_FP32.*?#else", "", open(sys.argv[2]).read(), flags=re.S)
+lits = {abs(float(v)) for v in re.findall(r"PX_R\(([-+0-9.eE]+)\)", src)}
+f32 = lambda x: struct.unpack("f", struct.pack("f", x))[0]
+lossy = sorted(v for v in lits if v not in consts and f32(v) != v and f32(v) in consts)
+print("%s: %d of %d double literals found exactly, %d rounded to float"
+      % (sys.argv[1].split("/")[-1][:-7], len(lits & consts), len(lits), len(lossy)))
+for v in lossy:
+    print("  %r became %r" % (v, f32(v)))
+sys.exit(1 if lossy or len(lits & consts) < len(lits) // 2 else 0)
+PY
+      fail=1
+    fi
+
+    # fp32 must not need fp64 or int64
+    if [ "$variant" = fp32 ] && grep -En "OpCapability (Float64|Int64)$" "$tmp/$name.spvasm"; then
+      echo "$name: declares a 64-bit capability"
+      fail=1
+    fi
+  done
+done
+
+if [ "$fail" != 0 ]; then
+  echo "check_kern_glsl: FAILED"
+  exit 1
+fi
+echo "check_kern_glsl: ok"
