@@ -4,4 +4,6 @@
 
 #include "kern/kinematics.h"
 
-void px_kinematics(const pxModel* m, pxData* d) { pxk_kinematics(m, d); }
+void px_kinematics(const pxModel* m, pxData* d) {
+  pxk_kinematics(m, d);
+}

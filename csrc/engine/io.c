@@ -11,16 +11,18 @@
 
 #define PX_ALIGN 64
 
-static size_t alignUp(size_t n) { return (n + PX_ALIGN - 1) & ~(size_t)(PX_ALIGN - 1); }
+static size_t alignUp(size_t n) {
+  return (n + PX_ALIGN - 1) & ~(size_t)(PX_ALIGN - 1);
+}
 
 // bytes of the model buffer, and pointer setup when buf is not NULL
 static size_t modelLayout(pxModel* m, char* buf) {
   size_t off = 0;
-#define X(type, name, nrow, ncol)                                   \
-  {                                                                 \
-    size_t n_ = (size_t)m->nrow * (size_t)(ncol);                   \
-    if (buf) m->name = n_ ? (type*)(void*)(buf + off) : (type*)0;   \
-    off += alignUp(n_ * sizeof(type));                              \
+#define X(type, name, nrow, ncol)                                 \
+  {                                                               \
+    size_t n_ = (size_t)m->nrow * (size_t)(ncol);                 \
+    if (buf) m->name = n_ ? (type*)(void*)(buf + off) : (type*)0; \
+    off += alignUp(n_ * sizeof(type));                            \
   }
   PX_MODEL_FIELDS(X)
 #undef X
@@ -152,11 +154,11 @@ pxWorlds* px_makeWorlds(const pxModel* m, int nworld, pxStatus* st) {
   memset(w->buffer, 0, off);
   char* buf = (char*)w->buffer;
   off = 0;
-#define X(type, name, nrow, ncol)                                                    \
-  {                                                                                  \
-    size_t n_ = (size_t)nworld * (size_t)m->nrow * (size_t)(ncol);                   \
-    w->name = (type*)(void*)(buf + off);                                             \
-    off += alignUp(n_ * sizeof(type));                                               \
+#define X(type, name, nrow, ncol)                                  \
+  {                                                                \
+    size_t n_ = (size_t)nworld * (size_t)m->nrow * (size_t)(ncol); \
+    w->name = (type*)(void*)(buf + off);                           \
+    off += alignUp(n_ * sizeof(type));                             \
   }
   PX_DATA_FIELDS(X)
 #undef X
@@ -174,7 +176,8 @@ void px_freeWorlds(pxWorlds* w) {
 void px_worldView(const pxWorlds* w, int world, pxData* d) {
   const pxModel* m = w->model;
   memset(d, 0, sizeof(*d));
-#define X(type, name, nrow, ncol) d->name = w->name + (size_t)world * (size_t)m->nrow * (size_t)(ncol);
+#define X(type, name, nrow, ncol) \
+  d->name = w->name + (size_t)world * (size_t)m->nrow * (size_t)(ncol);
   PX_DATA_FIELDS(X)
 #undef X
   d->time = w->time[world];
@@ -183,8 +186,7 @@ void px_worldView(const pxWorlds* w, int world, pxData* d) {
 void px_resetWorld(const pxModel* m, pxWorlds* w, int world) {
   pxData d;
   px_worldView(w, world, &d);
-#define X(type, name, nrow, ncol) \
-  memset(d.name, 0, (size_t)m->nrow * (size_t)(ncol) * sizeof(type));
+#define X(type, name, nrow, ncol) memset(d.name, 0, (size_t)m->nrow*(size_t)(ncol) * sizeof(type));
   PX_DATA_FIELDS(X)
 #undef X
   w->time[world] = 0;
@@ -206,27 +208,69 @@ void px_resetWorld(const pxModel* m, pxWorlds* w, int world) {
 static const int* nameTable(const pxModel* m, int type, int* n) {
   switch (type) {
     case PX_OBJ_BODY:
-    case PX_OBJ_XBODY: *n = m->nbody; return m->name_bodyadr;
-    case PX_OBJ_JOINT: *n = m->njnt; return m->name_jntadr;
-    case PX_OBJ_GEOM: *n = m->ngeom; return m->name_geomadr;
-    case PX_OBJ_SITE: *n = m->nsite; return m->name_siteadr;
-    case PX_OBJ_CAMERA: *n = m->ncam; return m->name_camadr;
-    case PX_OBJ_LIGHT: *n = m->nlight; return m->name_lightadr;
-    case PX_OBJ_MESH: *n = m->nmesh; return m->name_meshadr;
-    case PX_OBJ_HFIELD: *n = m->nhfield; return m->name_hfieldadr;
-    case PX_OBJ_TEXTURE: *n = m->ntex; return m->name_texadr;
-    case PX_OBJ_MATERIAL: *n = m->nmat; return m->name_matadr;
-    case PX_OBJ_PAIR: *n = m->npair; return m->name_pairadr;
-    case PX_OBJ_EXCLUDE: *n = m->nexclude; return m->name_excludeadr;
-    case PX_OBJ_EQUALITY: *n = m->neq; return m->name_eqadr;
-    case PX_OBJ_TENDON: *n = m->ntendon; return m->name_tendonadr;
-    case PX_OBJ_ACTUATOR: *n = m->nu; return m->name_actuatoradr;
-    case PX_OBJ_SENSOR: *n = m->nsensor; return m->name_sensoradr;
-    case PX_OBJ_NUMERIC: *n = m->nnumeric; return m->name_numericadr;
-    case PX_OBJ_TEXT: *n = m->ntext; return m->name_textadr;
-    case PX_OBJ_TUPLE: *n = m->ntuple; return m->name_tupleadr;
-    case PX_OBJ_KEY: *n = m->nkey; return m->name_keyadr;
-    default: *n = 0; return NULL;
+    case PX_OBJ_XBODY:
+      *n = m->nbody;
+      return m->name_bodyadr;
+    case PX_OBJ_JOINT:
+      *n = m->njnt;
+      return m->name_jntadr;
+    case PX_OBJ_GEOM:
+      *n = m->ngeom;
+      return m->name_geomadr;
+    case PX_OBJ_SITE:
+      *n = m->nsite;
+      return m->name_siteadr;
+    case PX_OBJ_CAMERA:
+      *n = m->ncam;
+      return m->name_camadr;
+    case PX_OBJ_LIGHT:
+      *n = m->nlight;
+      return m->name_lightadr;
+    case PX_OBJ_MESH:
+      *n = m->nmesh;
+      return m->name_meshadr;
+    case PX_OBJ_HFIELD:
+      *n = m->nhfield;
+      return m->name_hfieldadr;
+    case PX_OBJ_TEXTURE:
+      *n = m->ntex;
+      return m->name_texadr;
+    case PX_OBJ_MATERIAL:
+      *n = m->nmat;
+      return m->name_matadr;
+    case PX_OBJ_PAIR:
+      *n = m->npair;
+      return m->name_pairadr;
+    case PX_OBJ_EXCLUDE:
+      *n = m->nexclude;
+      return m->name_excludeadr;
+    case PX_OBJ_EQUALITY:
+      *n = m->neq;
+      return m->name_eqadr;
+    case PX_OBJ_TENDON:
+      *n = m->ntendon;
+      return m->name_tendonadr;
+    case PX_OBJ_ACTUATOR:
+      *n = m->nu;
+      return m->name_actuatoradr;
+    case PX_OBJ_SENSOR:
+      *n = m->nsensor;
+      return m->name_sensoradr;
+    case PX_OBJ_NUMERIC:
+      *n = m->nnumeric;
+      return m->name_numericadr;
+    case PX_OBJ_TEXT:
+      *n = m->ntext;
+      return m->name_textadr;
+    case PX_OBJ_TUPLE:
+      *n = m->ntuple;
+      return m->name_tupleadr;
+    case PX_OBJ_KEY:
+      *n = m->nkey;
+      return m->name_keyadr;
+    default:
+      *n = 0;
+      return NULL;
   }
 }
 

@@ -314,14 +314,15 @@ PX_FN void pxk_camlight(PX_MD) {
       // fixed global orientation, position tracking the body or its subtree com
       PXK_GET(9, xmat, M, cam_mat0, 9 * i);
       for (int k = 0; k < 3; k++) {
-        xpos[k] = mode == PX_CAMLIGHT_TRACK ? D(xpos, 3 * id + k) + M(cam_pos0, 3 * i + k)
-                                            : D(subtree_com, 3 * id + k) + M(cam_poscom0, 3 * i + k);
+        xpos[k] = mode == PX_CAMLIGHT_TRACK
+                      ? D(xpos, 3 * id + k) + M(cam_pos0, 3 * i + k)
+                      : D(subtree_com, 3 * id + k) + M(cam_poscom0, 3 * i + k);
       }
     } else if ((mode == PX_CAMLIGHT_TARGETBODY || mode == PX_CAMLIGHT_TARGETBODYCOM) && id1 >= 0) {
       // z axis away from the target, x axis orthogonal to z and to the world's z
       for (int k = 0; k < 3; k++) {
-        c[k] = xpos[k] -
-               (mode == PX_CAMLIGHT_TARGETBODY ? D(xpos, 3 * id1 + k) : D(subtree_com, 3 * id1 + k));
+        c[k] = xpos[k] - (mode == PX_CAMLIGHT_TARGETBODY ? D(xpos, 3 * id1 + k)
+                                                         : D(subtree_com, 3 * id1 + k));
       }
       pxk_normalize3(c);
       b[0] = PX_R(0.0);
@@ -358,13 +359,15 @@ PX_FN void pxk_camlight(PX_MD) {
     if (mode == PX_CAMLIGHT_TRACK || mode == PX_CAMLIGHT_TRACKCOM) {
       PXK_GET(3, b, M, light_dir0, 3 * i);
       for (int k = 0; k < 3; k++) {
-        xpos[k] = mode == PX_CAMLIGHT_TRACK ? D(xpos, 3 * id + k) + M(light_pos0, 3 * i + k)
-                                            : D(subtree_com, 3 * id + k) + M(light_poscom0, 3 * i + k);
+        xpos[k] = mode == PX_CAMLIGHT_TRACK
+                      ? D(xpos, 3 * id + k) + M(light_pos0, 3 * i + k)
+                      : D(subtree_com, 3 * id + k) + M(light_poscom0, 3 * i + k);
       }
     } else if ((mode == PX_CAMLIGHT_TARGETBODY || mode == PX_CAMLIGHT_TARGETBODYCOM) && id1 >= 0) {
       for (int k = 0; k < 3; k++) {
-        b[k] = (mode == PX_CAMLIGHT_TARGETBODY ? D(xpos, 3 * id1 + k) : D(subtree_com, 3 * id1 + k)) -
-               xpos[k];
+        b[k] =
+            (mode == PX_CAMLIGHT_TARGETBODY ? D(xpos, 3 * id1 + k) : D(subtree_com, 3 * id1 + k)) -
+            xpos[k];
       }
     }
     pxk_normalize3(b);

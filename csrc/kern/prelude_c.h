@@ -97,10 +97,10 @@ static inline float px_bitsMakeFlt(uint32_t u) {
 #define PX_SYNC()
 
 // kernel signature and call: (model, data of one world)
-#define PX_MD const pxModel* m __attribute__((unused)), pxData* d __attribute__((unused))
+#define PX_MD const pxModel *m __attribute__((unused)), pxData *d __attribute__((unused))
 #define PX_MDARG m, d
 // the same, followed by more parameters or arguments
-#define PX_MDC const pxModel* m __attribute__((unused)), pxData* d __attribute__((unused)),
+#define PX_MDC const pxModel *m __attribute__((unused)), pxData *d __attribute__((unused)),
 #define PX_MDARGC m, d,
 
 // access to model sizes, model arrays and the current world's data arrays

@@ -52,8 +52,8 @@
 #define PX_MD
 #define PX_MDARG
 // the same, followed by more parameters or arguments
-#define PX_MDC 
-#define PX_MDARGC 
+#define PX_MDC
+#define PX_MDARGC
 
 #define MS(size) (pxm.size)
 #define MOPT(field) (pxm.opt_##field)

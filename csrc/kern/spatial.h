@@ -39,8 +39,7 @@ PX_FN void pxk_cross(PX_OUT(PX_REAL, res, 3), PX_IN(PX_REAL, a, 3), PX_IN(PX_REA
 }
 
 // res = mat * vec (3x3, row-major)
-PX_FN void pxk_mulMatVec3(PX_OUT(PX_REAL, res, 3), PX_IN(PX_REAL, mat, 9),
-                          PX_IN(PX_REAL, vec, 3)) {
+PX_FN void pxk_mulMatVec3(PX_OUT(PX_REAL, res, 3), PX_IN(PX_REAL, mat, 9), PX_IN(PX_REAL, vec, 3)) {
   res[0] = mat[0] * vec[0] + mat[1] * vec[1] + mat[2] * vec[2];
   res[1] = mat[3] * vec[0] + mat[4] * vec[1] + mat[5] * vec[2];
   res[2] = mat[6] * vec[0] + mat[7] * vec[1] + mat[8] * vec[2];

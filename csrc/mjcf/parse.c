@@ -10,13 +10,13 @@
 #include "mjcf/misc.h"
 #include "mjcf/spec.h"
 
-#define TRY(x)                      \
-  do {                              \
-    pxtStatus s_ = (x);             \
-    if (s_ != PX_OK) return s_;     \
+#define TRY(x)                  \
+  do {                          \
+    pxtStatus s_ = (x);         \
+    if (s_ != PX_OK) return s_; \
   } while (0)
-#define READ(x)                     \
-  do {                              \
+#define READ(x)                      \
+  do {                               \
     if ((x) < 0) return c->st->code; \
   } while (0)
 
@@ -125,8 +125,8 @@ static void initMesh(pxcMeshSpec* m) {
 
 //---------------------------------- element readers (also used by defaults) -----------------------
 
-static const char* const kGeomWords[] = {"plane", "hfield", "sphere", "capsule", "ellipsoid",
-                                         "cylinder", "box", "mesh", "sdf", NULL};
+static const char* const kGeomWords[] = {"plane",    "hfield", "sphere", "capsule", "ellipsoid",
+                                         "cylinder", "box",    "mesh",   "sdf",     NULL};
 static const int kGeomValues[] = {0, 1, 2, 3, 4, 5, 6, 7, 8};
 
 static pxtStatus readJoint(pxcCtx* c, pxcNode* n, pxcJoint* j, int isdefault) {
@@ -215,8 +215,8 @@ static pxtStatus readSite(pxcCtx* c, pxcNode* n, pxcSite* s, int isdefault) {
   return PX_OK;
 }
 
-static const char* const kCamlightWords[] = {"fixed", "track", "trackcom", "targetbody",
-                                             "targetbodycom", NULL};
+static const char* const kCamlightWords[] = {"fixed",      "track",         "trackcom",
+                                             "targetbody", "targetbodycom", NULL};
 static const int kCamlightValues[] = {0, 1, 2, 3, 4};
 
 static pxtStatus readCamera(pxcCtx* c, pxcNode* n, pxcCamera* k, int isdefault) {
@@ -323,8 +323,8 @@ static pxtStatus readMesh(pxcCtx* c, pxcNode* n, pxcMeshSpec* m, int isdefault) 
       m->nface = nface;
       free(face);
     }
-    static const char* const unsup[] = {"normal", "texcoord", "builtin", "params", "material",
-                                        "content_type", "smoothnormal", NULL};
+    static const char* const unsup[] = {"normal",   "texcoord",     "builtin",      "params",
+                                        "material", "content_type", "smoothnormal", NULL};
     for (int i = 0; unsup[i]; i++) {
       if (pxc_xmlAttr(n, unsup[i])) {
         char what[64];
@@ -352,9 +352,9 @@ int pxc_findClass(const pxcSpec* s, const char* name) {
 }
 
 static int isActuatorKind(const char* name) {
-  static const char* const kinds[] = {"general",  "motor",    "position", "velocity",
-                                      "intvelocity", "damper", "cylinder", "muscle",
-                                      "adhesion", "orientation", "pid", "dcmotor", NULL};
+  static const char* const kinds[] = {"general", "motor",    "position", "velocity", "intvelocity",
+                                      "damper",  "cylinder", "muscle",   "adhesion", "orientation",
+                                      "pid",     "dcmotor",  NULL};
   for (int i = 0; kinds[i]; i++) {
     if (!strcmp(name, kinds[i])) return 1;
   }
@@ -518,10 +518,10 @@ static pxtStatus parseCompiler(pxcCtx* c, pxcNode* n) {
 
 // flag names in bit order: the 20 disable flags, then the 6 enable flags
 static const char* const kDisableNames[] = {
-    "constraint", "equality", "frictionloss", "limit",     "contact",      "spring",    "damper",
-    "gravity",    "clampctrl", "warmstart",  "filterparent", "actuation",  "refsafe",   "sensor",
-    "midphase",   "eulerdamp", "autoreset",  "nativeccd",   "island",      "multiccd",  NULL};
-static const char* const kEnableNames[] = {"override", "energy", "fwdinv", "invdiscrete",
+    "constraint", "equality",  "frictionloss", "limit",        "contact",   "spring",   "damper",
+    "gravity",    "clampctrl", "warmstart",    "filterparent", "actuation", "refsafe",  "sensor",
+    "midphase",   "eulerdamp", "autoreset",    "nativeccd",    "island",    "multiccd", NULL};
+static const char* const kEnableNames[] = {"override", "energy",    "fwdinv", "invdiscrete",
                                            "sleep",    "diagexact", NULL};
 
 static pxtStatus parseOption(pxcCtx* c, pxcNode* n) {
@@ -656,8 +656,8 @@ static pxtStatus parseStatistic(pxcCtx* c, pxcNode* n) {
 
 // <visual> only affects rendering: its element names are checked, its values not stored
 static pxtStatus parseVisual(pxcCtx* c, pxcNode* n) {
-  static const char* const kids[] = {"global", "quality", "headlight", "map", "scale", "rgba",
-                                     NULL};
+  static const char* const kids[] = {"global", "quality", "headlight", "map",
+                                     "scale",  "rgba",    NULL};
   for (int i = 0; i < n->nchild; i++) {
     int ok = 0;
     for (int k = 0; kids[k]; k++) ok |= !strcmp(n->child[i]->name, kids[k]);
@@ -751,7 +751,8 @@ static void rotVec(double res[3], const double q[4], const double v[3]) {
   mat[6] = 2 * (q13 - q02);
   mat[7] = 2 * (q23 + q01);
   double r[3];
-  for (int i = 0; i < 3; i++) r[i] = mat[3 * i] * v[0] + mat[3 * i + 1] * v[1] + mat[3 * i + 2] * v[2];
+  for (int i = 0; i < 3; i++)
+    r[i] = mat[3 * i] * v[0] + mat[3 * i + 1] * v[1] + mat[3 * i + 2] * v[2];
   memcpy(res, r, sizeof(r));
 }
 
@@ -1060,10 +1061,10 @@ pxtStatus pxc_parse(pxcCtx* c, pxcNode* root) {
   s->nconmax = s->njmax = -1;
 
   // every top-level element is known
-  static const char* const known[] = {"compiler", "option",  "size",     "statistic", "visual",
-                                      "default",  "extension", "custom", "asset",     "worldbody",
-                                      "deformable", "contact", "tendon",  "equality",  "actuator",
-                                      "sensor",   "keyframe", NULL};
+  static const char* const known[] = {"compiler",   "option",    "size",   "statistic", "visual",
+                                      "default",    "extension", "custom", "asset",     "worldbody",
+                                      "deformable", "contact",   "tendon", "equality",  "actuator",
+                                      "sensor",     "keyframe",  NULL};
   for (int i = 0; i < root->nchild; i++) {
     int ok = 0;
     for (int k = 0; known[k]; k++) ok |= !strcmp(root->child[i]->name, known[k]);

@@ -140,7 +140,7 @@ typedef struct {
   double* vertex;
   int nvertex;  // values (3 per vertex)
   int* face;
-  int nface;    // values (3 per face)
+  int nface;  // values (3 per face)
 } pxcMeshSpec;
 
 // tendon (class defaults and <fixed>/<spatial>); wraps are in pxcSpec.wrap
@@ -279,7 +279,8 @@ typedef struct {
   int firstjnt, njnt;  // joints are stored in body order
 } pxcBody;
 
-//---------------------------------- the whole spec -------------------------------------------------
+//---------------------------------- the whole spec
+//-------------------------------------------------
 
 // a growable array of structs
 #define PXC_LIST(type, name) \
@@ -301,10 +302,10 @@ typedef struct {
   char modelname[PXC_NAME];
 
   pxOption opt;
-  int nuser_body, nuser_jnt, nuser_geom, nuser_site, nuser_cam, nuser_tendon,
-      nuser_actuator, nuser_sensor;
+  int nuser_body, nuser_jnt, nuser_geom, nuser_site, nuser_cam, nuser_tendon, nuser_actuator,
+      nuser_sensor;
   int nconmax, njmax;
-  int sizekey;  // <size nkey>
+  int sizekey;     // <size nkey>
   int stat_given;  // bit k set: statistic field k given (meaninertia, meanmass, meansize, extent,
                    // center)
   pxStatistic stat;
@@ -338,7 +339,8 @@ typedef struct {
   char suffix[PXC_NAME];  // name suffix inside <replicate> (MuJoCo appends the copy index)
 } pxcCtx;
 
-//---------------------------------- attribute readers ----------------------------------------------
+//---------------------------------- attribute readers
+//----------------------------------------------
 // Each returns 1 when the attribute was read, 0 when absent and -1 on error (status set, with
 // file:line, element and attribute named).
 

@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PXC_MAX_DEPTH 200         // element nesting
-#define PXC_MAX_INCLUDE_DEPTH 16  // nested includes
-#define PXC_MAX_FILE (256L << 20) // bytes in one file
+#define PXC_MAX_DEPTH 200          // element nesting
+#define PXC_MAX_INCLUDE_DEPTH 16   // nested includes
+#define PXC_MAX_FILE (256L << 20)  // bytes in one file
 
 typedef struct {
   pxcDoc* doc;
@@ -62,7 +62,7 @@ static void XMLCALL onStart(void* user, const char* name, const char** atts) {
   if (c->failed) return;
   int line = (int)XML_GetCurrentLineNumber(c->parser);
   if (++c->depth > PXC_MAX_DEPTH) {
-    PX_FAIL(c->st, PX_ERR_MJCF, "%s:%d: elements nested deeper than %d", c->file, line,
+    PX_FAIL(c->st, PX_ERR_MJCF, "%s:%d: <%s>: elements nested deeper than %d", c->file, line, name,
             PXC_MAX_DEPTH);
     c->failed = 1;
     XML_StopParser(c->parser, XML_FALSE);
@@ -112,11 +112,13 @@ static void XMLCALL onEnd(void* user, const char* name) {
 }
 
 // read a whole file into memory
-static char* slurp(const char* path, long* len, pxStatus* st, const char* from, int fromline) {
+static char* slurp(const char* path, long* len, pxStatus* st, const char* from, int fromline,
+                   const char* shown) {
   FILE* f = fopen(path, "rb");
   if (!f) {
     if (from) {
-      PX_FAIL(st, PX_ERR_MJCF, "%s:%d: cannot open included file '%s'", from, fromline, path);
+      PX_FAIL(st, PX_ERR_MJCF, "%s:%d: <include>: cannot open included file '%s' (as '%s')", from,
+              fromline, shown, path);
     } else {
       PX_FAIL(st, PX_ERR_MJCF, "cannot open MJCF file '%s'", path);
     }
@@ -154,8 +156,7 @@ static char* slurp(const char* path, long* len, pxStatus* st, const char* from, 
 }
 
 // parse text into a tree; file is the name used in messages
-static pxcNode* parseText(pxcDoc* doc, const char* file, const char* text, long len,
-                          pxStatus* st) {
+static pxcNode* parseText(pxcDoc* doc, const char* file, const char* text, long len, pxStatus* st) {
   readCtx c;
   memset(&c, 0, sizeof(c));
   c.doc = doc;
@@ -206,7 +207,7 @@ static pxtStatus expandIncludes(pxcDoc* doc, pxcNode* node, const char** chain, 
       continue;
     }
     if (ch->nchild) {
-      return PX_FAIL(st, PX_ERR_MJCF, "%s:%d: <include> cannot have child elements", ch->file,
+      return PX_FAIL(st, PX_ERR_MJCF, "%s:%d: <include>: cannot have child elements", ch->file,
                      ch->line);
     }
     const char* fname = NULL;
@@ -214,13 +215,13 @@ static pxtStatus expandIncludes(pxcDoc* doc, pxcNode* node, const char** chain, 
       if (!strcmp(ch->attr[a].name, "file")) {
         fname = ch->attr[a].value;
       } else {
-        return PX_FAIL(st, PX_ERR_MJCF, "%s:%d: unknown attribute '%s' in <include>", ch->file,
+        return PX_FAIL(st, PX_ERR_MJCF, "%s:%d: <include>: unknown attribute '%s'", ch->file,
                        ch->line, ch->attr[a].name);
       }
     }
     if (!fname || !fname[0]) {
-      return PX_FAIL(st, PX_ERR_MJCF, "%s:%d: <include> needs a file attribute", ch->file,
-                     ch->line);
+      return PX_FAIL(st, PX_ERR_MJCF, "%s:%d: <include>: missing required attribute 'file'",
+                     ch->file, ch->line);
     }
     char path[4096];
     if (fname[0] == '/' || !doc->dir[0]) {
@@ -230,16 +231,16 @@ static pxtStatus expandIncludes(pxcDoc* doc, pxcNode* node, const char** chain, 
     }
     for (int k = 0; k < nchain; k++) {
       if (!strcmp(chain[k], path)) {
-        return PX_FAIL(st, PX_ERR_MJCF, "%s:%d: include cycle: '%s' includes itself", ch->file,
-                       ch->line, fname);
+        return PX_FAIL(st, PX_ERR_MJCF, "%s:%d: <include>: include cycle: '%s' includes itself",
+                       ch->file, ch->line, fname);
       }
     }
     if (nchain >= PXC_MAX_INCLUDE_DEPTH) {
-      return PX_FAIL(st, PX_ERR_MJCF, "%s:%d: includes nested deeper than %d", ch->file,
+      return PX_FAIL(st, PX_ERR_MJCF, "%s:%d: <include>: includes nested deeper than %d", ch->file,
                      ch->line, PXC_MAX_INCLUDE_DEPTH);
     }
     long len = 0;
-    char* text = slurp(path, &len, st, ch->file, ch->line);
+    char* text = slurp(path, &len, st, ch->file, ch->line, fname);
     if (!text) return st->code;
     const char* stored = addFile(doc, path);
     if (!stored) {
@@ -251,7 +252,8 @@ static pxtStatus expandIncludes(pxcDoc* doc, pxcNode* node, const char** chain, 
     if (!sub) return st->code;
     if (strcmp(sub->name, "mujoco")) {
       pxtStatus s = PX_FAIL(st, PX_ERR_MJCF,
-                            "%s:%d: included file '%s' must have a <mujoco> root element, not <%s>",
+                            "%s:%d: <include>: included file '%s' must have a <mujoco> root "
+                            "element, not <%s>",
                             ch->file, ch->line, fname, sub->name);
       freeNode(sub);
       return s;
@@ -295,7 +297,7 @@ pxtStatus pxc_xmlRead(pxcDoc* doc, const char* path, const char* text, pxStatus*
   char* owned = NULL;
   const char* name = "<string>";
   if (path) {
-    owned = slurp(path, &len, st, NULL, 0);
+    owned = slurp(path, &len, st, NULL, 0, path);
     if (!owned) return st->code;
     text = owned;
     name = path;

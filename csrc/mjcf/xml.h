@@ -29,7 +29,7 @@ typedef struct {
   pxcNode* root;
   char** files;  // every file name read (for messages and include-cycle detection)
   int nfile;
-  char* dir;     // directory of the top-level file ("" for strings)
+  char* dir;  // directory of the top-level file ("" for strings)
 } pxcDoc;
 
 // Read an MJCF file (or a string when path is NULL) with includes resolved. On failure

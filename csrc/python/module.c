@@ -36,13 +36,27 @@ static PyObject* py_raise(const pxStatus* st) {
   moduleState* s = getState();
   PyObject* type = PyExc_RuntimeError;
   switch (st->code) {
-    case PX_ERR_ARG: type = PyExc_ValueError; break;
-    case PX_ERR_NOMEM: type = PyExc_MemoryError; break;
-    case PX_ERR_MJCF: type = s ? s->MJCFError : PyExc_ValueError; break;
-    case PX_ERR_ARENA: type = s ? s->ArenaError : PyExc_RuntimeError; break;
-    case PX_ERR_UNSUPPORTED: type = PyExc_NotImplementedError; break;
-    case PX_ERR_VULKAN: type = s ? s->VulkanError : PyExc_RuntimeError; break;
-    default: type = s ? s->InternalError : PyExc_RuntimeError; break;
+    case PX_ERR_ARG:
+      type = PyExc_ValueError;
+      break;
+    case PX_ERR_NOMEM:
+      type = PyExc_MemoryError;
+      break;
+    case PX_ERR_MJCF:
+      type = s ? s->MJCFError : PyExc_ValueError;
+      break;
+    case PX_ERR_ARENA:
+      type = s ? s->ArenaError : PyExc_RuntimeError;
+      break;
+    case PX_ERR_UNSUPPORTED:
+      type = PyExc_NotImplementedError;
+      break;
+    case PX_ERR_VULKAN:
+      type = s ? s->VulkanError : PyExc_RuntimeError;
+      break;
+    default:
+      type = s ? s->InternalError : PyExc_RuntimeError;
+      break;
   }
   PyErr_SetString(type, st->msg[0] ? st->msg : "unknown error");
   return NULL;
@@ -66,14 +80,14 @@ typedef struct {
 } fieldInfo;
 
 static int modelField(const pxModel* m, const char* name, fieldInfo* f) {
-#define X(type, fname, nr, nc)       \
-  if (!strcmp(name, #fname)) {       \
-    f->npy = PXNPY_##type;           \
-    f->ptr = (void*)m->fname;        \
-    f->nrow = m->nr;                 \
-    f->ncol = (nc);                  \
-    f->flat = !strcmp(#nc, "1");     \
-    return 1;                        \
+#define X(type, fname, nr, nc)   \
+  if (!strcmp(name, #fname)) {   \
+    f->npy = PXNPY_##type;       \
+    f->ptr = (void*)m->fname;    \
+    f->nrow = m->nr;             \
+    f->ncol = (nc);              \
+    f->flat = !strcmp(#nc, "1"); \
+    return 1;                    \
   }
   PX_MODEL_FIELDS(X)
 #undef X
@@ -81,14 +95,14 @@ static int modelField(const pxModel* m, const char* name, fieldInfo* f) {
 }
 
 static int dataField(const pxModel* m, const pxData* d, const char* name, fieldInfo* f) {
-#define X(type, fname, nr, nc)       \
-  if (!strcmp(name, #fname)) {       \
-    f->npy = PXNPY_##type;           \
-    f->ptr = (void*)d->fname;        \
-    f->nrow = m->nr;                 \
-    f->ncol = (nc);                  \
-    f->flat = !strcmp(#nc, "1");     \
-    return 1;                        \
+#define X(type, fname, nr, nc)   \
+  if (!strcmp(name, #fname)) {   \
+    f->npy = PXNPY_##type;       \
+    f->ptr = (void*)d->fname;    \
+    f->nrow = m->nr;             \
+    f->ncol = (nc);              \
+    f->flat = !strcmp(#nc, "1"); \
+    return 1;                    \
   }
   PX_DATA_FIELDS(X)
 #undef X
@@ -102,8 +116,7 @@ static PyObject* makeView(PyObject* owner, const fieldInfo* f, int writable) {
   int nd = f->flat ? 1 : 2;
   int flags = NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED | (writable ? NPY_ARRAY_WRITEABLE : 0);
   void* ptr = f->ptr ? f->ptr : (void*)dummy;  // empty arrays still need a pointer
-  PyObject* arr =
-      PyArray_New(&PyArray_Type, nd, dims, f->npy, NULL, ptr, 0, flags, NULL);
+  PyObject* arr = PyArray_New(&PyArray_Type, nd, dims, f->npy, NULL, ptr, 0, flags, NULL);
   if (!arr) return NULL;
   Py_INCREF(owner);
   if (PyArray_SetBaseObject((PyArrayObject*)arr, owner) < 0) {
@@ -123,13 +136,11 @@ static int assignView(PyObject* view, PyObject* value) {
 typedef struct ModelObject_ ModelObject;
 
 struct ModelObject_ {
-  PyObject_HEAD
-  pxModel* m;
+  PyObject_HEAD pxModel* m;
 };
 
 typedef struct {
-  PyObject_HEAD
-  ModelObject* model;
+  PyObject_HEAD ModelObject* model;
   int which;  // 0 option, 1 statistic
 } SubObject;
 
@@ -142,18 +153,40 @@ typedef struct {
   int n;  // values (1: scalar)
 } subField;
 
-#define OPTF(name, isint, n) {#name, isint, offsetof(pxOption, name), n}
-static const subField kOptionFields[] = {
-    OPTF(timestep, 0, 1), OPTF(impratio, 0, 1), OPTF(tolerance, 0, 1), OPTF(ls_tolerance, 0, 1),
-    OPTF(noslip_tolerance, 0, 1), OPTF(ccd_tolerance, 0, 1), OPTF(sleep_tolerance, 0, 1),
-    OPTF(gravity, 0, 3), OPTF(wind, 0, 3), OPTF(magnetic, 0, 3), OPTF(density, 0, 1),
-    OPTF(viscosity, 0, 1), OPTF(o_margin, 0, 1), OPTF(o_solref, 0, 2), OPTF(o_solimp, 0, 5),
-    OPTF(o_friction, 0, 5), OPTF(integrator, 1, 1), OPTF(cone, 1, 1), OPTF(jacobian, 1, 1),
-    OPTF(solver, 1, 1), OPTF(iterations, 1, 1), OPTF(ls_iterations, 1, 1),
-    OPTF(noslip_iterations, 1, 1), OPTF(ccd_iterations, 1, 1), OPTF(disableflags, 1, 1),
-    OPTF(enableflags, 1, 1), OPTF(disableactuator, 1, 1), OPTF(sdf_initpoints, 1, 1),
-    OPTF(sdf_iterations, 1, 1), {NULL, 0, 0, 0}};
-#define STATF(name, n) {#name, 0, offsetof(pxStatistic, name), n}
+#define OPTF(name, isint, n) \
+  { #name, isint, offsetof(pxOption, name), n }
+static const subField kOptionFields[] = {OPTF(timestep, 0, 1),
+                                         OPTF(impratio, 0, 1),
+                                         OPTF(tolerance, 0, 1),
+                                         OPTF(ls_tolerance, 0, 1),
+                                         OPTF(noslip_tolerance, 0, 1),
+                                         OPTF(ccd_tolerance, 0, 1),
+                                         OPTF(sleep_tolerance, 0, 1),
+                                         OPTF(gravity, 0, 3),
+                                         OPTF(wind, 0, 3),
+                                         OPTF(magnetic, 0, 3),
+                                         OPTF(density, 0, 1),
+                                         OPTF(viscosity, 0, 1),
+                                         OPTF(o_margin, 0, 1),
+                                         OPTF(o_solref, 0, 2),
+                                         OPTF(o_solimp, 0, 5),
+                                         OPTF(o_friction, 0, 5),
+                                         OPTF(integrator, 1, 1),
+                                         OPTF(cone, 1, 1),
+                                         OPTF(jacobian, 1, 1),
+                                         OPTF(solver, 1, 1),
+                                         OPTF(iterations, 1, 1),
+                                         OPTF(ls_iterations, 1, 1),
+                                         OPTF(noslip_iterations, 1, 1),
+                                         OPTF(ccd_iterations, 1, 1),
+                                         OPTF(disableflags, 1, 1),
+                                         OPTF(enableflags, 1, 1),
+                                         OPTF(disableactuator, 1, 1),
+                                         OPTF(sdf_initpoints, 1, 1),
+                                         OPTF(sdf_iterations, 1, 1),
+                                         {NULL, 0, 0, 0}};
+#define STATF(name, n) \
+  { #name, 0, offsetof(pxStatistic, name), n }
 static const subField kStatFields[] = {STATF(meaninertia, 1), STATF(meanmass, 1),
                                        STATF(meansize, 1),    STATF(extent, 1),
                                        STATF(center, 3),      {NULL, 0, 0, 0}};
@@ -336,10 +369,10 @@ static int model_setattro(PyObject* self, PyObject* nameobj, PyObject* value) {
   if (!name) return -1;
   fieldInfo f;
   if (!modelField(mo->m, name, &f)) {
-#define X(sname)                                                                        \
-  if (!strcmp(name, #sname)) {                                                          \
+#define X(sname)                                                                          \
+  if (!strcmp(name, #sname)) {                                                            \
     PyErr_Format(PyExc_AttributeError, "Model.%s is a size and cannot be changed", name); \
-    return -1;                                                                          \
+    return -1;                                                                            \
   }
     PX_MODEL_SIZES(X)
 #undef X
@@ -376,9 +409,16 @@ static PyObject* model_dir(PyObject* self, PyObject* unused) {
       PX_MODEL_SIZES(X)
 #undef X
 #define X(type, fname, nr, nc) #fname,
-      PX_MODEL_FIELDS(X)
+          PX_MODEL_FIELDS(X)
 #undef X
-      "opt", "stat", "from_xml_path", "from_xml_string", "name2id", "id2name", "frozen", NULL};
+              "opt",
+      "stat",
+      "from_xml_path",
+      "from_xml_string",
+      "name2id",
+      "id2name",
+      "frozen",
+      NULL};
   for (int i = 0; names[i]; i++) {
     PyObject* n = PyUnicode_FromString(names[i]);
     if (!n || PyList_Append(list, n) < 0) {
@@ -444,8 +484,7 @@ static PyTypeObject ModelType = {
 //---------------------------------- Data ----------------------------------------------------------
 
 typedef struct {
-  PyObject_HEAD
-  ModelObject* model;
+  PyObject_HEAD ModelObject* model;
   pxWorlds* worlds;
   pxData d;
 } DataObject;
@@ -535,7 +574,8 @@ static PyObject* data_dir(PyObject* self, PyObject* unused) {
 #define X(type, fname, nr, nc) #fname,
       PX_DATA_FIELDS(X)
 #undef X
-      "time", "model", NULL};
+          "time",
+      "model", NULL};
   for (int i = 0; names[i]; i++) {
     PyObject* n = PyUnicode_FromString(names[i]);
     if (!n || PyList_Append(list, n) < 0) {
@@ -642,10 +682,9 @@ static int module_clear(PyObject* mod) {
   return 0;
 }
 
-static struct PyModuleDef moduleDef = {
-    PyModuleDef_HEAD_INIT, "phalanx._core", "phalanx's C core", sizeof(moduleState),
-    moduleMethods,         NULL,            module_traverse,    module_clear,
-    NULL};
+static struct PyModuleDef moduleDef = {PyModuleDef_HEAD_INIT, "phalanx._core", "phalanx's C core",
+                                       sizeof(moduleState),   moduleMethods,   NULL,
+                                       module_traverse,       module_clear,    NULL};
 
 static int addType(PyObject* mod, PyTypeObject* type, const char* name) {
   if (PyType_Ready(type) < 0) return -1;
@@ -704,17 +743,17 @@ PyMODINIT_FUNC PyInit__core(void) {
 #define X(sname) #sname,
       PX_MODEL_SIZES(X)
 #undef X
-      NULL};
+          NULL};
   static const char* const mfields[] = {
 #define X(type, fname, nr, nc) #fname,
       PX_MODEL_FIELDS(X)
 #undef X
-      NULL};
+          NULL};
   static const char* const dfields[] = {
 #define X(type, fname, nr, nc) #fname,
       PX_DATA_FIELDS(X)
 #undef X
-      NULL};
+          NULL};
   if (addNames(mod, "MODEL_SIZES", sizes) < 0 || addNames(mod, "MODEL_FIELDS", mfields) < 0 ||
       addNames(mod, "DATA_FIELDS", dfields) < 0) {
     Py_DECREF(mod);

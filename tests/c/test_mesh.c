@@ -417,8 +417,9 @@ static int test_file_errors(void) {
   ENSURE(strstr(st.msg, "maximum bounds"));
 
   // ASCII STL is rejected, as MuJoCo 3.12 rejects it
-  const char* ascii = "solid t\nfacet normal 0 0 0\nouter loop\nvertex 0 0 0\nvertex 1 0 0\n"
-                      "vertex 0 1 0\nendloop\nendfacet\nendsolid t\n";
+  const char* ascii =
+      "solid t\nfacet normal 0 0 0\nouter loop\nvertex 0 0 0\nvertex 1 0 0\n"
+      "vertex 0 1 0\nendloop\nendfacet\nendsolid t\n";
   ENSURE(loadProcess(writeTmp(path, sizeof(path), "a.stl", ascii, strlen(ascii)), 2, &st) ==
          PX_ERR_MJCF);
   ENSURE(strstr(st.msg, "ASCII STL"));
