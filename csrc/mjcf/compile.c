@@ -69,6 +69,7 @@ typedef struct {
 
 typedef struct {
   pxcJoint j;
+  const char* tag;             // element name (joint, freejoint)
   int limited, actfrclimited;  // resolved
   int qposadr, dofadr, nq, nv;
 } cJoint;
@@ -132,6 +133,9 @@ typedef struct {
   cFrame* gframe;  // frame of each spec geom (spec order)
   cFrame* sframe;  // frame of each spec site
   int ngframe, nsframe;
+  const char** jtag;  // element name of each spec joint
+  int njtag;
+  int* jspec;  // spec index of each compiled joint
   int* gspec;  // spec index of each compiled geom
   int* sspec;  // spec index of each compiled site
 
@@ -142,7 +146,7 @@ typedef struct {
 
 //---------------------------------- errors --------------------------------------------------------
 
-// "file:line: <elem 'name'>: message"
+// "file:line: <elem>: message", the parser's format
 static pxtStatus failAt(cc* k, pxtStatus code, const pxcSrc* src, const char* elem,
                         const char* name, const char* fmt, ...)
     __attribute__((format(printf, 6, 7)));
@@ -156,9 +160,7 @@ static pxtStatus failAt(cc* k, pxtStatus code, const pxcSrc* src, const char* el
   va_end(ap);
   const char* file = src && src->file ? src->file : "(model)";
   int line = src ? src->line : 0;
-  if (name && name[0]) {
-    return PX_FAIL(k->c->st, code, "%s:%d: <%s name='%s'>: %s", file, line, elem, name, msg);
-  }
+  (void)name;  // the message names the element where MuJoCo's does
   return PX_FAIL(k->c->st, code, "%s:%d: <%s>: %s", file, line, elem, msg);
 }
 
@@ -351,6 +353,10 @@ static int isSameQuat(const double* a, const double* b) {
   int plus = fabs(a[0] + b[0]) < kFrameEps && fabs(a[1] + b[1]) < kFrameEps &&
              fabs(a[2] + b[2]) < kFrameEps && fabs(a[3] + b[3]) < kFrameEps;
   return minus || plus;
+}
+
+static int isZeroQuat(const double* q) {
+  return !q[0] && !q[1] && !q[2] && !q[3];
 }
 
 static int isNullQuat(const double* q) {
@@ -740,6 +746,7 @@ static pxtStatus compileGeom(cc* k, cGeom* x, int inferinertia) {
     return ERR(src, "geom", nm, "plane only allowed in static bodies");
   }
 
+  if (isZeroQuat(g->quat)) return ERR(src, "geom", nm, "zero quaternion is not allowed");
   normVec(g->quat, 4);
   if (g->hasfromto) {
     TRY(applyFromto(k, src, "geom", nm, g->type, &x->frame, g->fromto, g->pos, g->quat, g->size));
@@ -822,13 +829,13 @@ static pxtStatus compileJoint(cc* k, cJoint* x) {
       "compiler option, specify `actuatorfrclimited` explicitly (\"true\" or \"false\"), or "
       "remove the `actuatorfrcrange` attribute.";
   if (j->user.n > k->nuser_jnt) {
-    return ERR(src, "joint", nm, "user has more values than nuser_jnt in joint");
+    return ERR(src, x->tag, nm, "user has more values than nuser_jnt in joint");
   }
   if (j->springdamper[0] || j->springdamper[1]) {
     if (j->springdamper[0] <= 0 || j->springdamper[1] <= 0) {
-      return ERR(src, "joint", nm, "when defined, springdamper values must be positive in joint");
+      return ERR(src, x->tag, nm, "when defined, springdamper values must be positive in joint");
     }
-    return UNSUP(src, "joint", nm,
+    return UNSUP(src, x->tag, nm,
                  "springdamper (stiffness and damping from the mass matrix) is not supported");
   }
 
@@ -838,15 +845,15 @@ static pxtStatus compileJoint(cc* k, cJoint* x) {
     x->limited = 0;
   } else if (x->limited == 2) {
     int hasrange = !(j->range[0] == 0 && j->range[1] == 0);
-    if (!s->autolimits && hasrange) return ERR(src, "joint", nm, "%s", kLimitMsg);
+    if (!s->autolimits && hasrange) return ERR(src, x->tag, nm, "%s", kLimitMsg);
   }
   x->limited = x->limited == 1 || (x->limited == 2 && j->range[0] < j->range[1]);
   if (x->limited) {
     if (j->range[0] >= j->range[1] && j->type != PX_JNT_BALL) {
-      return ERR(src, "joint", nm, "range[0] should be smaller than range[1] in joint");
+      return ERR(src, x->tag, nm, "range[0] should be smaller than range[1] in joint");
     }
     if (j->range[0] && j->type == PX_JNT_BALL) {
-      return ERR(src, "joint", nm, "range[0] should be 0 in ball joint");
+      return ERR(src, x->tag, nm, "range[0] should be 0 in ball joint");
     }
     if (s->degree && (j->type == PX_JNT_HINGE || j->type == PX_JNT_BALL)) {
       if (j->range[0]) j->range[0] *= kPi / 180.0;
@@ -860,12 +867,12 @@ static pxtStatus compileJoint(cc* k, cJoint* x) {
     x->actfrclimited = 0;
   } else if (x->actfrclimited == 2) {
     int hasrange = !(j->actfrcrange[0] == 0 && j->actfrcrange[1] == 0);
-    if (!s->autolimits && hasrange) return ERR(src, "joint", nm, "%s", kActMsg);
+    if (!s->autolimits && hasrange) return ERR(src, x->tag, nm, "%s", kActMsg);
   }
   x->actfrclimited =
       x->actfrclimited == 1 || (x->actfrclimited == 2 && j->actfrcrange[0] < j->actfrcrange[1]);
   if (x->actfrclimited && j->actfrcrange[0] >= j->actfrcrange[1]) {
-    return ERR(src, "joint", nm, "actfrcrange[0] should be smaller than actfrcrange[1] in joint");
+    return ERR(src, x->tag, nm, "actfrcrange[0] should be smaller than actfrcrange[1] in joint");
   }
 
   // axis (frames already applied by the parser), pos
@@ -873,7 +880,7 @@ static pxtStatus compileJoint(cc* k, cJoint* x) {
     j->axis[0] = j->axis[1] = 0;
     j->axis[2] = 1;
   }
-  if (normVec(j->axis, 3) < kEps) return ERR(src, "joint", nm, "axis too small in joint");
+  if (normVec(j->axis, 3) < kEps) return ERR(src, x->tag, nm, "axis too small in joint");
   if (j->type == PX_JNT_FREE) j->pos[0] = j->pos[1] = j->pos[2] = 0;
 
   // reference angles in radians
@@ -898,6 +905,7 @@ static pxtStatus compileSite(cc* k, cSite* x) {
   if (st->type == PX_GEOM_MESH || st->type == PX_GEOM_HFIELD || st->type == PX_GEOM_PLANE) {
     return ERR(src, "site", nm, "meshes, hfields and planes not allowed in site");
   }
+  if (isZeroQuat(st->quat)) return ERR(src, "site", nm, "zero quaternion is not allowed");
   if (st->hasfromto) {
     TRY(applyFromto(k, src, "site", nm, st->type, &x->frame, st->fromto, st->pos, st->quat,
                     st->size));
@@ -920,6 +928,7 @@ static pxtStatus compileCamera(cc* k, cCam* x) {
   if (cm->user.n > k->nuser_cam) {
     return ERR(src, "camera", nm, "user has more values than nuser_cam in camera");
   }
+  if (isZeroQuat(cm->quat)) return ERR(src, "camera", nm, "zero quaternion is not allowed");
   normVec(cm->quat, 4);
   x->targetbodyid = -1;
   if (cm->target[0]) {
@@ -1074,6 +1083,9 @@ static pxtStatus compileBody(cc* k, int b) {
   if (sb->user.n > k->nuser_body) {
     return ERR(src, "body", nm, "user has more values than nuser_body in body");
   }
+  if (isZeroQuat(body->quat) || isZeroQuat(body->iquat)) {
+    return ERR(src, "body", nm, "zero quaternion is not allowed");
+  }
   normVec(body->quat, 4);
   normVec(body->iquat, 4);
   if (sb->hasinertial && sb->fullinertia &&
@@ -1151,7 +1163,8 @@ static pxtStatus compileBody(cc* k, int b) {
     return ERR(src, "body", nm, "free joint can only appear by itself");
   }
   if (nfree && sb->parent != 0) {
-    return ERR(src, "body", nm, "free joint can only be used on top level");
+    const cJoint* j = k->jnt + body->jadr;
+    return ERR(&j->j.src, j->tag, j->j.name, "free joint can only be used on top level");
   }
   if (sb->mocap && (body->dofnum || (b > 0 && sb->parent != 0))) {
     return ERR(src, "body", nm, "mocap body '%s' is not a fixed child of world", nm);
@@ -1230,12 +1243,12 @@ static void collectBodies(pxcNode* n, pxcNode** out, int* count, int cap) {
 // frames of geoms and sites in the parser's traversal order (parse.c parseChildren): a body
 // starts from the identity, a <frame> composes onto the enclosing frame, a <replicate> copy i
 // sits at the accumulated offset with i times its euler rotation
-static void walkFrames(cc* k, pxcNode* n, const cFrame* frame, int* gi, int* si) {
+static void walkFrames(cc* k, pxcNode* n, const cFrame* frame, int* ji, int* gi, int* si) {
   for (int i = 0; i < n->nchild; i++) {
     pxcNode* ch = n->child[i];
     if (!strcmp(ch->name, "body")) {
       cFrame none = {{0, 0, 0}, {1, 0, 0, 0}, 1};
-      walkFrames(k, ch, &none, gi, si);
+      walkFrames(k, ch, &none, ji, gi, si);
     } else if (!strcmp(ch->name, "frame")) {
       cFrame f = {{0, 0, 0}, {1, 0, 0, 0}, 1};
       if (pxc_readNums(k->c, ch, "pos", 3, 3, f.pos, NULL) < 0 ||
@@ -1245,7 +1258,7 @@ static void walkFrames(cc* k, pxcNode* n, const cFrame* frame, int* gi, int* si)
       normVec(f.quat, 4);
       frameAccumChild(frame->pos, frame->quat, f.pos, f.quat);
       f.known &= frame->known;
-      walkFrames(k, ch, &f, gi, si);
+      walkFrames(k, ch, &f, ji, gi, si);
     } else if (!strcmp(ch->name, "replicate")) {
       const char* v = attrValue(ch, "count");
       int count = v ? atoi(v) : 0;
@@ -1257,10 +1270,13 @@ static void walkFrames(cc* k, pxcNode* n, const cFrame* frame, int* gi, int* si)
         pxc_eulerQuat(k->s, euler, r, f.quat);
         double q[4] = {f.quat[0], f.quat[1], f.quat[2], f.quat[3]}, v3[3];
         frameAccumChild(frame->pos, frame->quat, f.pos, f.quat);
-        walkFrames(k, ch, &f, gi, si);
+        walkFrames(k, ch, &f, ji, gi, si);
         rotVecQuat(v3, offset, q);
         for (int d = 0; d < 3; d++) pos[d] += v3[d];
       }
+    } else if (!strcmp(ch->name, "joint") || !strcmp(ch->name, "freejoint")) {
+      if (*ji < k->njtag) k->jtag[*ji] = ch->name;
+      (*ji)++;
     } else if (!strcmp(ch->name, "geom")) {
       if (*gi < k->ngframe) k->gframe[*gi] = *frame;
       (*gi)++;
@@ -1376,10 +1392,15 @@ static pxtStatus readDocument(cc* k) {
   }
 
   // frames of fromto elements (all unknown if the walk does not find the parser's elements)
-  int gi = 0, si = 0;
+  int ji = 0, gi = 0, si = 0;
   cFrame none = {{0, 0, 0}, {1, 0, 0, 0}, 1};
   for (int i = 0; i < root->nchild; i++) {
-    if (!strcmp(root->child[i]->name, "worldbody")) walkFrames(k, root->child[i], &none, &gi, &si);
+    if (!strcmp(root->child[i]->name, "worldbody")) {
+      walkFrames(k, root->child[i], &none, &ji, &gi, &si);
+    }
+  }
+  if (ji != s->njnt) {
+    for (int i = 0; i < k->njtag; i++) k->jtag[i] = "joint";
   }
   if (gi != s->ngeom || si != s->nsite) {
     for (int i = 0; i < k->ngframe; i++) k->gframe[i].known = 0;
@@ -1446,6 +1467,7 @@ static pxtStatus makeElements(cc* k) {
   k->site = (cSite*)calloc((size_t)s->nsite + 1, sizeof(cSite));
   k->cam = (cCam*)calloc((size_t)s->ncam + 1, sizeof(cCam));
   k->light = (cLight*)calloc((size_t)s->nlight + 1, sizeof(cLight));
+  k->jspec = (int*)calloc((size_t)s->njnt + 1, sizeof(int));
   k->gspec = (int*)calloc((size_t)s->ngeom + 1, sizeof(int));
   k->sspec = (int*)calloc((size_t)s->nsite + 1, sizeof(int));
   int* bodyof = (int*)calloc((size_t)nmax + 1, sizeof(int));
@@ -1453,8 +1475,8 @@ static pxtStatus makeElements(cc* k) {
   int* adr = (int*)malloc(sizeof(int) * ((size_t)s->nbody + 1));
   int* num = (int*)malloc(sizeof(int) * ((size_t)s->nbody + 1));
   int* fill = (int*)malloc(sizeof(int) * ((size_t)s->nbody + 1));
-  if (!k->body || !k->jnt || !k->geom || !k->site || !k->cam || !k->light || !k->gspec ||
-      !k->sspec || !bodyof || !order || !adr || !num || !fill) {
+  if (!k->body || !k->jnt || !k->geom || !k->site || !k->cam || !k->light || !k->jspec ||
+      !k->gspec || !k->sspec || !bodyof || !order || !adr || !num || !fill) {
     free(bodyof);
     free(order);
     free(adr);
@@ -1463,6 +1485,7 @@ static pxtStatus makeElements(cc* k) {
     return noMem(k);
   }
   ORDER(jnt, jnt, j, s->njnt, jadr, jnum);
+  memcpy(k->jspec, order, sizeof(int) * (size_t)s->njnt);
   ORDER(geom, geom, g, s->ngeom, gadr, gnum);
   memcpy(k->gspec, order, sizeof(int) * (size_t)s->ngeom);
   ORDER(site, site, s, s->nsite, sadr, snum);
@@ -1573,11 +1596,16 @@ static pxtStatus resolveNames(cc* k) {
       !k->gframe || !k->sframe) {
     return noMem(k);
   }
+  k->jtag = (const char**)calloc((size_t)s->njnt + 1, sizeof(char*));
+  if (!k->jtag) return noMem(k);
+  k->njtag = s->njnt;
+  for (int i = 0; i < s->njnt; i++) k->jtag[i] = "joint";
   k->ngframe = s->ngeom;
   k->nsframe = s->nsite;
   for (int i = 0; i < s->ngeom; i++) k->gframe[i] = (cFrame){{0, 0, 0}, {1, 0, 0, 0}, 1};
   for (int i = 0; i < s->nsite; i++) k->sframe[i] = (cFrame){{0, 0, 0}, {1, 0, 0, 0}, 1};
   TRY(readDocument(k));
+  for (int i = 0; i < s->njnt; i++) k->jnt[i].tag = k->jtag[k->jspec[i]];
   for (int i = 0; i < s->ngeom; i++) k->geom[i].frame = k->gframe[k->gspec[i]];
   for (int i = 0; i < s->nsite; i++) k->site[i].frame = k->sframe[k->sspec[i]];
   for (int i = 0; i < s->nmesh; i++) {
@@ -2551,6 +2579,8 @@ static void freeCompiler(cc* k) {
   free(k->texsrc);
   free(k->gframe);
   free(k->sframe);
+  free(k->jtag);
+  free(k->jspec);
   free(k->gspec);
   free(k->sspec);
   free(k->body);

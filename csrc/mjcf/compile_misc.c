@@ -18,7 +18,7 @@
 //           sensor; arrays tendon_*, wrap_*, actuator_*, sensor_*, eq_*, pair_*, exclude_*,
 //           key_*, numeric_*, text_*, tuple_*; m->nJten, m->nJmom
 // Values MuJoCo computes by running dynamics are not produced: the inputs that need them
-// (dampratio, muscles without a lengthrange) are PX_ERR_UNSUPPORTED.
+// (dampratio) are PX_ERR_UNSUPPORTED.
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -329,12 +329,8 @@ static pxtStatus actuatorUnsupported(pxcCtx* c, const pxcActuator* a) {
                        "dampratio (biasprm[2] > 0 of a position-like actuator: the damping "
                        "needs the mass matrix at qpos0)");
   }
-  if ((a->gaintype == PX_GAIN_MUSCLE || a->biastype == PX_BIAS_MUSCLE) &&
-      !(a->lengthrange[0] < a->lengthrange[1])) {
-    return UNSUPPORTED(&a->src, a->kind,
-                       "a muscle without an explicit lengthrange (MuJoCo computes it by "
-                       "simulation)");
-  }
+  // a muscle without lengthrange is fine here: MuJoCo computes actuator_lengthrange by simulation
+  // (mj_setLengthRange), a field phalanx's model does not have until stepping lands
   return PX_OK;
 }
 

@@ -505,6 +505,10 @@ static pxtStatus parseCompiler(pxcCtx* c, pxcNode* n) {
   READ(pxc_readString(c, n, "meshdir", s->meshdir, sizeof(s->meshdir)));
   READ(pxc_readString(c, n, "texturedir", s->texturedir, sizeof(s->texturedir)));
   int dummy;
+  READ(pxc_readBool(c, n, "fitaabb", &s->fitaabb));
+  static const char* const conflict[] = {"warning", "merge", "error", NULL};
+  static const int conflictv[] = {0, 1, 2};
+  READ(pxc_readKeyword(c, n, "conflict", conflict, conflictv, &s->conflict));
   READ(pxc_readBool(c, n, "strippath", &dummy));
   READ(pxc_readBool(c, n, "usethread", &dummy));
   READ(pxc_readBool(c, n, "saveinertial", &dummy));
@@ -596,12 +600,13 @@ static pxtStatus parseOption(pxcCtx* c, pxcNode* n) {
     for (int k = 0; kEnableNames[k]; k++) {
       int v = -1;
       READ(pxc_readKeyword(c, f, kEnableNames[k], en, env, &v));
-      if (v == 1) {
-        // every enable flag changes a stage phalanx does not run yet (docs/features.md)
+      if (v == 1 && (1 << k) != PX_ENBL_ENERGY) {
+        // these enable flags change stages phalanx does not run yet (docs/features.md)
         char what[96];
         snprintf(what, sizeof(what), "<flag %s=\"enable\">", kEnableNames[k]);
         return unsupported(c, f, what);
       }
+      if (v == 1) o->enableflags |= 1 << k;
       if (v == 0) o->enableflags &= ~(1 << k);
     }
     TRY(pxc_checkUnused(c, f));
@@ -857,6 +862,8 @@ static pxtStatus parseReplicate(pxcCtx* c, pxcNode* n, int body, int childclass,
   READ(pxc_readNums(c, n, "offset", 3, 3, offset, NULL));
   READ(pxc_readNums(c, n, "euler", 3, 3, euler, NULL));
   READ(pxc_readName(c, n, "sep", sep));
+  char ignored[PXC_NAME];
+  READ(pxc_readName(c, n, "prefix", ignored));  // accepted and ignored, as MuJoCo 3.12 does
   const char* cc = pxc_xmlAttr(n, "childclass");
   if (cc) {
     childclass = pxc_findClass(c->spec, cc);

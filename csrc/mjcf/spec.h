@@ -298,6 +298,8 @@ typedef struct {
   double boundmass, boundinertia, settotalmass;
   int balanceinertia;
   int fusestatic, discardvisual, alignfree;
+  int fitaabb;   // fit primitive geoms to a mesh's bounding box instead of its inertia box
+  int conflict;  // attach conflict policy: 0 warning, 1 merge, 2 error
   char meshdir[1024], texturedir[1024];
   char modelname[PXC_NAME];
 

@@ -34,10 +34,7 @@ NAMED = [
 
 # corpus models phalanx rejects today, with the reason; the list may only shrink: a listed model
 # that loads is a failure (remove it), an unlisted model that raises NotImplementedError too
-KNOWN_UNSUPPORTED = {
-    "mujoco/model/tendon_arm/arm26.xml":
-        "muscles without lengthrange: MuJoCo computes it by simulation (needs stepping)",
-}
+KNOWN_UNSUPPORTED = {}
 
 # model fields MuJoCo derives by running the engine (mj_setConst); compared once the stages exist
 ENGINE_DERIVED = {"dof_M0", "dof_invweight0", "body_invweight0", "tendon_invweight0",
