@@ -29,8 +29,5 @@ $(SPIRV_INC) shaders/layout.glsl &: $(SHADER_DEPS)
 build: $(SPIRV_INC)
 lint: shaders-check
 
-# the C tests list only headers as dependencies: relink test_vulkan when the SPIR-V changes
-$(BUILD)/c/test_vulkan: $(SPIRV_INC) $(wildcard csrc/vulkan/*.h)
-
 gpu-test: $(BUILD)/c/test_vulkan
 	ASAN_OPTIONS=detect_leaks=1 $(BUILD)/c/test_vulkan

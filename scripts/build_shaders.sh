@@ -2,13 +2,16 @@
 # SPDX-License-Identifier: Apache-2.0
 # Regenerate the GPU layout and the embedded SPIR-V: shaders/layout.glsl from the X-macro
 # tables, then every shaders/<stage>.comp compiled by glslc for fp64 and fp32 into the C arrays
-# csrc/vulkan/spirv/<stage>_f64.inc and _f32.inc, then the T4 lint (scripts/spirv_lint.py).
+# csrc/vulkan/spirv/<stage>_f64.inc and _f32.inc, then the T4 lint (scripts/spirv_lint.py
+# --strict: every float add, sub, mul and div carries NoContraction, as docs/gpu.md asks).
 #   scripts/build_shaders.sh          regenerate (commit the results)
 #   scripts/build_shaders.sh --check  regenerate into a temporary folder; fail if anything
 #                                     committed differs (skipped, with a note, where the
 #                                     installed glslc is not the one that built the files)
 # glslc flags: --target-env=vulkan1.2 (SPIR-V 1.5), -O (spirv-opt keeps NoContraction; the lint
-# checks it on the optimized module), -I csrc for the kernel headers.
+# checks it on the optimized module; note that spirv-opt does fuse an undecorated mul+add into
+# GLSL.std.450 Fma, which the lint reports), -I csrc for the kernel headers. PX_GLSLC_OPT
+# overrides -O (e.g. -O0) for experiments; commit only the -O build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,7 +23,7 @@ if ! command -v "$GLSLC" >/dev/null; then
   echo "build_shaders: $GLSLC not found (Debian: glslc)" >&2
   exit 1
 fi
-version=$("$GLSLC" --version | head -1)
+version=$("$GLSLC" --version | sed -n 1p)  # sed reads everything: no SIGPIPE under pipefail
 FLAGS=(--target-env=vulkan1.2 ${PX_GLSLC_OPT:--O} -I csrc -fshader-stage=compute)
 
 out=csrc/vulkan/spirv
@@ -50,7 +53,8 @@ for comp in shaders/*.comp; do
     mv "$inc.tmp" "$inc"
     if [ $check = 1 ]; then
       committed=csrc/vulkan/spirv/${stage}_${prec}.inc
-      if ! head -2 "$committed" 2>/dev/null | grep -qF "$version"; then
+      header=$(sed -n 2p "$committed" 2>/dev/null || true)
+      if [[ "$header" != *"$version"* ]]; then
         echo "build_shaders: $committed was built by another glslc; not compared"
       elif ! cmp -s "$inc" "$committed"; then
         echo "build_shaders: $committed is stale; run \`make shaders\`"
@@ -62,15 +66,15 @@ done
 
 # T4 lint of what is (or would be) committed; on any finding, lint a -g build of the fp64
 # module too, which names the source lines
-lint=$("$PY" scripts/spirv_lint.py $( [ $check = 1 ] && ls "$out"/*.inc )) || status=1
+lint=$("$PY" scripts/spirv_lint.py --strict $( [ $check = 1 ] && ls "$out"/*.inc )) || status=1
 echo "$lint"
-if echo "$lint" | grep -q ": \(warning\|error\): "; then
+if [[ "$lint" == *": warning: "* || "$lint" == *": error: "* ]]; then
   dbg=$(mktemp -d)
   for comp in shaders/*.comp; do
     "$GLSLC" "${FLAGS[@]}" -g "$comp" -o "$dbg/$(basename "$comp" .comp)_f64.spv"
   done
   echo "build_shaders: source lines of the findings (fp64, glslc -g):"
-  "$PY" scripts/spirv_lint.py "$dbg"/*.spv | grep ": \(warning\|error\): " || true
+  "$PY" scripts/spirv_lint.py --strict "$dbg"/*.spv | grep ": \(warning\|error\): " || true
   rm -rf "$dbg"
 fi
 exit $status

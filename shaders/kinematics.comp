@@ -29,6 +29,14 @@ layout(local_size_x_id = 0) in;
 #undef PX_INOUT
 #define PX_OUT(T, name, len) out precise T name[len]
 #define PX_INOUT(T, name, len) inout precise T name[len]
+// lanes share a world through buffer memory: barrier() alone orders shared memory only, so the
+// writes of one lane are made visible to the others with memoryBarrierBuffer() first
+#undef PX_SYNC
+#define PX_SYNC() pxl_sync()
+void pxl_sync() {
+  memoryBarrierBuffer();
+  barrier();
+}
 #include "kern/kinematics.h"
 
 void main() {

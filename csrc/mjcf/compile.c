@@ -14,9 +14,10 @@
 //   7. the constants of mj_setConst that need no dynamics: sameframe, subtree masses, trees,
 //      and, from kinematics at qpos0, cam/light pos0, poscom0, mat0/dir0, model statistics
 //      and dof_length.
-//   reads:  the spec (c->spec) and, for the few attributes the spec does not keep (texture
-//           files, body simple, compiler strippath, visual znear), the document (c->doc)
-//   writes: every body-tree array of pxModel, names, qpos0, qpos_spring, stat
+//   reads:  the spec (c->spec): elements, settings, texture files, the <frame>s of fromto geoms
+//           and sites (the parser folds frames into every other pos and quat)
+//   writes: every body-tree array of pxModel, names, qpos0, qpos_spring, stat (meaninertia only
+//           when given or nv = 0: it needs the mass matrix), nJten, nJmom, nemax, nout
 // Errors carry file:line of the element; MuJoCo input that phalanx cannot compile exactly is
 // PX_ERR_UNSUPPORTED, never silently approximated. Nothing here is thread-shared.
 #include "mjcf/spec.h"
@@ -74,11 +75,10 @@ typedef struct {
   int qposadr, dofadr, nq, nv;
 } cJoint;
 
-// the <frame> an element was declared in (the parser folds frames into pos, quat and fromto;
-// fromto needs the unfolded values, as MuJoCo applies the frame after the segment)
+// the <frame>s a fromto element was declared in (identity otherwise): MuJoCo converts the
+// segment first and applies the frame after
 typedef struct {
   double pos[3], quat[4];
-  int known;  // 1: frame recovered from the document (identity when not in a frame)
 } cFrame;
 
 typedef struct {
@@ -132,9 +132,7 @@ typedef struct {
   float znear;
   cFrame* gframe;  // frame of each spec geom (spec order)
   cFrame* sframe;  // frame of each spec site
-  int ngframe, nsframe;
   const char** jtag;  // element name of each spec joint
-  int njtag;
   int* jspec;  // spec index of each compiled joint
   int* gspec;  // spec index of each compiled geom
   int* sspec;  // spec index of each compiled site
@@ -676,31 +674,13 @@ static pxtStatus applyFromto(cc* k, const pxcSrc* src, const char* elem, const c
       type != PX_GEOM_BOX) {
     return ERR(src, elem, name, "fromto requires capsule, cylinder, box or ellipsoid in geom");
   }
-  if (!frame->known) {
-    return UNSUP(src, elem, name, "fromto inside a <frame> that phalanx cannot recover");
-  }
   const double* fp = frame->pos;
   const double* fq = frame->quat;
   int inframe = fp[0] || fp[1] || fp[2] || fq[0] != 1 || fq[1] || fq[2] || fq[3];
 
-  // undo the frame: local = R' (global - frame pos); a pos given with fromto is an error
-  double local[6], lpos[3];
-  memcpy(local, fromto, sizeof(local));
-  memcpy(lpos, pos, sizeof(lpos));
-  double tol = 0;
-  if (inframe) {
-    double mat[9];
-    quat2Mat(mat, fq);
-    for (int e = 0; e < 3; e++) {
-      double* v = e < 2 ? local + 3 * e : lpos;
-      double d[3] = {v[0] - fp[0], v[1] - fp[1], v[2] - fp[2]};
-      for (int i = 0; i < 3; i++) v[i] = mat[i] * d[0] + mat[3 + i] * d[1] + mat[6 + i] * d[2];
-    }
-    tol = 1e-10 * (1 + fmax(fabs(fp[0]), fmax(fabs(fp[1]), fabs(fp[2]))));
-  }
-  if (fabs(lpos[0]) > tol || fabs(lpos[1]) > tol || fabs(lpos[2]) > tol) {
-    return ERR(src, elem, name, "both pos and fromto defined in geom");
-  }
+  // fromto and pos are in the frame's coordinates (the parser does not fold them)
+  const double* local = fromto;
+  if (pos[0] || pos[1] || pos[2]) return ERR(src, elem, name, "both pos and fromto defined in geom");
 
   // the segment in the frame
   double vec[3] = {local[0] - local[3], local[1] - local[4], local[2] - local[5]};
@@ -1206,86 +1186,7 @@ static int bodyMassOk(const cc* k, int b) {
   return 0;
 }
 
-//---------------------------------- the document (attributes the spec does not keep) --------------
-
-static int attrTrue(pxcNode* n, const char* name, int dflt) {
-  for (int i = 0; i < n->nattr; i++) {
-    if (!strcmp(n->attr[i].name, name)) return !strcmp(n->attr[i].value, "true");
-  }
-  return dflt;
-}
-
-static const char* attrValue(pxcNode* n, const char* name) {
-  for (int i = 0; i < n->nattr; i++) {
-    if (!strcmp(n->attr[i].name, name)) return n->attr[i].value;
-  }
-  return NULL;
-}
-
-// body nodes in the parser's order (depth-first pre-order through frames and replicates)
-static void collectBodies(pxcNode* n, pxcNode** out, int* count, int cap) {
-  for (int i = 0; i < n->nchild; i++) {
-    pxcNode* ch = n->child[i];
-    if (!strcmp(ch->name, "body")) {
-      if (*count < cap) out[*count] = ch;
-      (*count)++;
-      collectBodies(ch, out, count, cap);
-    } else if (!strcmp(ch->name, "frame")) {
-      collectBodies(ch, out, count, cap);
-    } else if (!strcmp(ch->name, "replicate")) {
-      const char* v = attrValue(ch, "count");
-      int copies = v ? atoi(v) : 0;
-      for (int r = 0; r < copies && *count <= cap; r++) collectBodies(ch, out, count, cap);
-    }
-  }
-}
-
-// frames of geoms and sites in the parser's traversal order (parse.c parseChildren): a body
-// starts from the identity, a <frame> composes onto the enclosing frame, a <replicate> copy i
-// sits at the accumulated offset with i times its euler rotation
-static void walkFrames(cc* k, pxcNode* n, const cFrame* frame, int* ji, int* gi, int* si) {
-  for (int i = 0; i < n->nchild; i++) {
-    pxcNode* ch = n->child[i];
-    if (!strcmp(ch->name, "body")) {
-      cFrame none = {{0, 0, 0}, {1, 0, 0, 0}, 1};
-      walkFrames(k, ch, &none, ji, gi, si);
-    } else if (!strcmp(ch->name, "frame")) {
-      cFrame f = {{0, 0, 0}, {1, 0, 0, 0}, 1};
-      if (pxc_readNums(k->c, ch, "pos", 3, 3, f.pos, NULL) < 0 ||
-          pxc_readOrientation(k->c, ch, f.quat) < 0) {
-        f.known = 0;
-      }
-      normVec(f.quat, 4);
-      frameAccumChild(frame->pos, frame->quat, f.pos, f.quat);
-      f.known &= frame->known;
-      walkFrames(k, ch, &f, ji, gi, si);
-    } else if (!strcmp(ch->name, "replicate")) {
-      const char* v = attrValue(ch, "count");
-      int count = v ? atoi(v) : 0;
-      double offset[3] = {0, 0, 0}, euler[3] = {0, 0, 0}, pos[3] = {0, 0, 0};
-      int ok = pxc_readNums(k->c, ch, "offset", 3, 3, offset, NULL) >= 0 &&
-               pxc_readNums(k->c, ch, "euler", 3, 3, euler, NULL) >= 0;
-      for (int r = 0; r < count; r++) {
-        cFrame f = {{pos[0], pos[1], pos[2]}, {1, 0, 0, 0}, ok && frame->known};
-        pxc_eulerQuat(k->s, euler, r, f.quat);
-        double q[4] = {f.quat[0], f.quat[1], f.quat[2], f.quat[3]}, v3[3];
-        frameAccumChild(frame->pos, frame->quat, f.pos, f.quat);
-        walkFrames(k, ch, &f, ji, gi, si);
-        rotVecQuat(v3, offset, q);
-        for (int d = 0; d < 3; d++) pos[d] += v3[d];
-      }
-    } else if (!strcmp(ch->name, "joint") || !strcmp(ch->name, "freejoint")) {
-      if (*ji < k->njtag) k->jtag[*ji] = ch->name;
-      (*ji)++;
-    } else if (!strcmp(ch->name, "geom")) {
-      if (*gi < k->ngframe) k->gframe[*gi] = *frame;
-      (*gi)++;
-    } else if (!strcmp(ch->name, "site")) {
-      if (*si < k->nsframe) k->sframe[*si] = *frame;
-      (*si)++;
-    }
-  }
-}
+//---------------------------------- file names ----------------------------------------------------
 
 // name without directory and extension (mjuu_strippath, mjuu_stripext)
 static void fileStem(char* out, size_t len, const char* file) {
@@ -1349,77 +1250,34 @@ static const char* stripPath(const char* file) {
   return a && (!b || a > b) ? a + 1 : b ? b + 1 : file;
 }
 
-static pxtStatus readDocument(cc* k) {
+// what the spec keeps for the compiler beside the elements: file paths, frames of fromto
+// elements, joint element names, body simple and sleep
+static pxtStatus readSpecExtras(cc* k) {
   const pxcSpec* s = k->s;
-  k->strippath = 0;
-  k->znear = 0.01f;
-  for (int i = 0; i < s->nbody; i++) k->body[i].simple = 1;
-  pxcNode* root = k->c->doc ? k->c->doc->root : NULL;
-  if (!root) return PX_OK;
-
-  int ntex = 0, nbody = 1;
-  pxcNode** bodies = (pxcNode**)calloc((size_t)s->nbody + 1, sizeof(pxcNode*));
-  if (!bodies) return noMem(k);
-  for (int i = 0; i < root->nchild; i++) {
-    pxcNode* n = root->child[i];
-    if (!strcmp(n->name, "compiler")) {
-      k->strippath = attrTrue(n, "strippath", k->strippath);
-    } else if (!strcmp(n->name, "visual")) {
-      for (int c = 0; c < n->nchild; c++) {
-        const char* v = strcmp(n->child[c]->name, "map") ? NULL : attrValue(n->child[c], "znear");
-        if (v) k->znear = strtof(v, NULL);
-      }
-    } else if (!strcmp(n->name, "asset")) {
-      for (int c = 0; c < n->nchild; c++) {
-        pxcNode* t = n->child[c];
-        if (strcmp(t->name, "texture") || ntex >= s->ntexture) continue;
-        const char* file = attrValue(t, "file");
-        const char* type = attrValue(t, "type");
-        char reduced[1024] = "";
-        if (file) pathReduce(reduced, sizeof(reduced), file);
-        k->texfile[ntex] = dupStr(reduced);
-        if (!k->texfile[ntex]) break;
-        k->texskybox[ntex] = type && !strcmp(type, "skybox");
-        k->texsrc[ntex].file = t->file;
-        k->texsrc[ntex].line = t->line;
-        ntex++;
-      }
-    } else if (!strcmp(n->name, "worldbody")) {
-      int before = nbody - 1;
-      collectBodies(n, bodies + 1, &before, s->nbody - 1);
-      nbody = before + 1;
-    }
+  k->strippath = s->strippath;
+  k->znear = s->znear;
+  for (int i = 0; i < s->nbody; i++) {
+    k->body[i].simple = s->body[i].simple || i == 0;
+    k->body[i].sleep = s->body[i].sleep != 0;
   }
-
-  // frames of fromto elements (all unknown if the walk does not find the parser's elements)
-  int ji = 0, gi = 0, si = 0;
-  cFrame none = {{0, 0, 0}, {1, 0, 0, 0}, 1};
-  for (int i = 0; i < root->nchild; i++) {
-    if (!strcmp(root->child[i]->name, "worldbody")) {
-      walkFrames(k, root->child[i], &none, &ji, &gi, &si);
-    }
-  }
-  if (ji != s->njnt) {
-    for (int i = 0; i < k->njtag; i++) k->jtag[i] = "joint";
-  }
-  if (gi != s->ngeom || si != s->nsite) {
-    for (int i = 0; i < k->ngframe; i++) k->gframe[i].known = 0;
-    for (int i = 0; i < k->nsframe; i++) k->sframe[i].known = 0;
-  }
-
-  // body simple="false" (only when the walk found the parser's bodies)
-  if (nbody == s->nbody) {
-    for (int i = 1; i < nbody; i++) {
-      const char* v = attrValue(bodies[i], "simple");
-      k->body[i].simple = !(v && !strcmp(v, "false"));
-      v = attrValue(bodies[i], "sleep");
-      k->body[i].sleep = v && strcmp(v, "auto");
-    }
-  }
-  free(bodies);
   for (int i = 0; i < s->ntexture; i++) {
-    if (!k->texfile[i]) k->texfile[i] = dupStr("");
+    char reduced[1024] = "";
+    if (s->texture[i].file[0]) pathReduce(reduced, sizeof(reduced), s->texture[i].file);
+    k->texfile[i] = dupStr(reduced);
     if (!k->texfile[i]) return noMem(k);
+    k->texskybox[i] = s->texture[i].skybox;
+    k->texsrc[i] = s->texture[i].src;
+  }
+  for (int i = 0; i < s->njnt; i++) k->jtag[i] = s->jnt[i].freeelem ? "freejoint" : "joint";
+  for (int i = 0; i < s->ngeom; i++) {
+    cFrame* f = k->gframe + i;
+    memcpy(f->pos, s->geom[i].framepos, sizeof(f->pos));
+    memcpy(f->quat, s->geom[i].framequat, sizeof(f->quat));
+  }
+  for (int i = 0; i < s->nsite; i++) {
+    cFrame* f = k->sframe + i;
+    memcpy(f->pos, s->site[i].framepos, sizeof(f->pos));
+    memcpy(f->quat, s->site[i].framequat, sizeof(f->quat));
   }
   return PX_OK;
 }
@@ -1598,13 +1456,8 @@ static pxtStatus resolveNames(cc* k) {
   }
   k->jtag = (const char**)calloc((size_t)s->njnt + 1, sizeof(char*));
   if (!k->jtag) return noMem(k);
-  k->njtag = s->njnt;
   for (int i = 0; i < s->njnt; i++) k->jtag[i] = "joint";
-  k->ngframe = s->ngeom;
-  k->nsframe = s->nsite;
-  for (int i = 0; i < s->ngeom; i++) k->gframe[i] = (cFrame){{0, 0, 0}, {1, 0, 0, 0}, 1};
-  for (int i = 0; i < s->nsite; i++) k->sframe[i] = (cFrame){{0, 0, 0}, {1, 0, 0, 0}, 1};
-  TRY(readDocument(k));
+  TRY(readSpecExtras(k));
   for (int i = 0; i < s->njnt; i++) k->jnt[i].tag = k->jtag[k->jspec[i]];
   for (int i = 0; i < s->ngeom; i++) k->geom[i].frame = k->gframe[k->gspec[i]];
   for (int i = 0; i < s->nsite; i++) k->site[i].frame = k->sframe[k->sspec[i]];
@@ -1620,7 +1473,7 @@ static pxtStatus resolveNames(cc* k) {
   }
   for (int i = 0; i < s->ntexture; i++) {
     fileStem(stem, sizeof(stem), k->texfile[i]);
-    k->texname[i] = dupStr(s->texture[i][0] ? s->texture[i] : stem);
+    k->texname[i] = dupStr(s->texture[i].name[0] ? s->texture[i].name : stem);
     if (!k->texname[i]) return noMem(k);
     if (!k->texname[i][0] && !k->texskybox[i]) {
       return ERR(k->texsrc + i, "texture", "", "empty name in texture");
@@ -2679,7 +2532,7 @@ pxtStatus pxc_compile(pxcCtx* c, pxModel** out) {
   // kinematics at qpos0: camera and light offsets, statistics, dof_length
   if (code == PX_OK) code = setConst0(k, m);
   if (code == PX_OK) {
-    m->stat.meaninertia = m->nv ? 0 : 1;  // needs the mass matrix: computed by set_const
+    m->stat.meaninertia = m->nv ? 0 : 1;  // needs the mass matrix (a later stage)
     if (s->stat_given & 1) m->stat.meaninertia = s->stat.meaninertia;
     if (s->stat_given & 2) m->stat.meanmass = s->stat.meanmass;
     if (s->stat_given & 4) m->stat.meansize = s->stat.meansize;

@@ -509,7 +509,7 @@ static pxtStatus parseCompiler(pxcCtx* c, pxcNode* n) {
   static const char* const conflict[] = {"warning", "merge", "error", NULL};
   static const int conflictv[] = {0, 1, 2};
   READ(pxc_readKeyword(c, n, "conflict", conflict, conflictv, &s->conflict));
-  READ(pxc_readBool(c, n, "strippath", &dummy));
+  READ(pxc_readBool(c, n, "strippath", &s->strippath));
   READ(pxc_readBool(c, n, "usethread", &dummy));
   READ(pxc_readBool(c, n, "saveinertial", &dummy));
   if (s->fusestatic) return unsupported(c, n, "fusestatic=\"true\"");
@@ -664,10 +664,14 @@ static pxtStatus parseVisual(pxcCtx* c, pxcNode* n) {
   static const char* const kids[] = {"global", "quality", "headlight", "map",
                                      "scale",  "rgba",    NULL};
   for (int i = 0; i < n->nchild; i++) {
+    pxcNode* ch = n->child[i];
     int ok = 0;
-    for (int k = 0; kids[k]; k++) ok |= !strcmp(n->child[i]->name, kids[k]);
-    if (!ok) return pxc_error(c, n->child[i], "unknown element in <visual>");
-    for (int a = 0; a < n->child[i]->nattr; a++) n->child[i]->attr[a].used = 1;
+    for (int k = 0; kids[k]; k++) ok |= !strcmp(ch->name, kids[k]);
+    if (!ok) return pxc_error(c, ch, "unknown element in <visual>");
+    if (!strcmp(ch->name, "map")) {
+      READ(pxc_readFloats(c, ch, "znear", 1, 1, &c->spec->znear));  // camera intrinsics
+    }
+    for (int a = 0; a < ch->nattr; a++) ch->attr[a].used = 1;
   }
   return pxc_checkUnused(c, n);
 }
@@ -698,14 +702,16 @@ static pxtStatus parseAsset(pxcCtx* c, pxcNode* sec) {
       s->mat[id].src.line = n->line;
       TRY(readMaterial(c, n, s->mat + id, 0));
     } else if (!strcmp(n->name, "texture")) {
-      // textures only matter to renderers: the name is kept, the image is not loaded
+      // textures only matter to renderers: name, file and kind are kept, the image is not loaded
       int id = PXC_ADD(c, s, texture);
       if (id < 0) return c->st->code;
-      char name[PXC_NAME] = "";
-      READ(pxc_readName(c, n, "name", name));
-      s->texture[id] = (char*)malloc(strlen(name) + 1);
-      if (!s->texture[id]) return PX_FAIL(c->st, PX_ERR_NOMEM, "out of memory");
-      strcpy(s->texture[id], name);
+      pxcTexture* t = s->texture + id;
+      t->src.file = n->file;
+      t->src.line = n->line;
+      READ(pxc_readName(c, n, "name", t->name));
+      READ(pxc_readString(c, n, "file", t->file, sizeof(t->file)));
+      const char* type = pxc_xmlAttr(n, "type");
+      t->skybox = type && !strcmp(type, "skybox");
       for (int a = 0; a < n->nattr; a++) n->attr[a].used = 1;
     } else if (!strcmp(n->name, "hfield")) {
       return unsupported(c, n, "height fields");
@@ -772,9 +778,22 @@ static void applyFrame(const frameTf* f, double* pos, double* quat) {
   if (quat) pxc_mulQuat(quat, f->quat, quat);
 }
 
-static void applyFrameFromto(const frameTf* f, double fromto[6]) {
-  applyFrame(f, fromto, NULL);
-  applyFrame(f, fromto + 3, NULL);
+// place a geom or site: fold the frame into pos and quat, except for fromto elements, whose
+// segment is converted first (by the compiler) and the frame applied after, as MuJoCo does
+static pxtStatus placeFromto(pxcCtx* c, pxcNode* n, const frameTf* f, int hasfromto, double* pos,
+                             double* quat, double* framepos, double* framequat) {
+  (void)c;
+  (void)n;
+  framepos[0] = framepos[1] = framepos[2] = 0;
+  framequat[0] = 1;
+  framequat[1] = framequat[2] = framequat[3] = 0;
+  if (!hasfromto) {
+    applyFrame(f, pos, quat);
+  } else if (!f->identity) {
+    memcpy(framepos, f->pos, 3 * sizeof(double));
+    memcpy(framequat, f->quat, 4 * sizeof(double));
+  }
+  return PX_OK;
 }
 
 static pxtStatus parseChildren(pxcCtx* c, pxcNode* n, int body, int childclass,
@@ -805,11 +824,11 @@ static pxtStatus parseBody(pxcCtx* c, pxcNode* n, int parent, int childclass,
   READ(pxc_readUser(c, n, &b->user));
   static const char* const sleep[] = {"auto", "never", "allowed", "init", NULL};
   static const int sleepv[] = {0, 1, 2, 3};
-  int dummy = 0;
-  READ(pxc_readKeyword(c, n, "sleep", sleep, sleepv, &dummy));
+  READ(pxc_readKeyword(c, n, "sleep", sleep, sleepv, &b->sleep));
   static const char* const simple[] = {"false", "auto", NULL};
   static const int simplev[] = {0, 1};
-  READ(pxc_readKeyword(c, n, "simple", simple, simplev, &dummy));
+  b->simple = 1;
+  READ(pxc_readKeyword(c, n, "simple", simple, simplev, &b->simple));
   TRY(pxc_checkUnused(c, n));
   applyFrame(frame, b->pos, b->quat);
 
@@ -925,6 +944,7 @@ static pxtStatus parseChildren(pxcCtx* c, pxcNode* n, int body, int childclass,
       READ(pxc_readName(c, ch, "name", name));
       READ(pxc_readNums(c, ch, "pos", 3, 3, f.pos, NULL));
       READ(pxc_readOrientation(c, ch, f.quat));
+      pxc_normalize4(f.quat);
       int fcls = childclass;
       const char* cc = pxc_xmlAttr(ch, "childclass");
       if (cc) {
@@ -951,6 +971,7 @@ static pxtStatus parseChildren(pxcCtx* c, pxcNode* n, int body, int childclass,
         TRY(readJoint(c, ch, j, 0));
       } else {
         initJoint(j);
+        j->freeelem = 1;
         j->type = PX_JNT_FREE;
         j->limited = 0;
         READ(pxc_readName(c, ch, "name", j->name));
@@ -980,8 +1001,7 @@ static pxtStatus parseChildren(pxcCtx* c, pxcNode* n, int body, int childclass,
       g->src.line = ch->line;
       g->body = body;
       TRY(suffixName(c, ch, g->name));
-      applyFrame(frame, g->pos, g->quat);
-      if (g->hasfromto) applyFrameFromto(frame, g->fromto);
+      TRY(placeFromto(c, ch, frame, g->hasfromto, g->pos, g->quat, g->framepos, g->framequat));
       if (ch->nchild) return unsupported(c, ch->child[0], "geom plugins");
       TRY(pxc_checkUnused(c, ch));
     } else if (!strcmp(e, "site")) {
@@ -995,8 +1015,7 @@ static pxtStatus parseChildren(pxcCtx* c, pxcNode* n, int body, int childclass,
       st->src.line = ch->line;
       st->body = body;
       TRY(suffixName(c, ch, st->name));
-      applyFrame(frame, st->pos, st->quat);
-      if (st->hasfromto) applyFrameFromto(frame, st->fromto);
+      TRY(placeFromto(c, ch, frame, st->hasfromto, st->pos, st->quat, st->framepos, st->framequat));
       TRY(pxc_checkUnused(c, ch));
     } else if (!strcmp(e, "camera")) {
       READ(elementClass(c, ch, childclass, &cls));
@@ -1066,6 +1085,7 @@ pxtStatus pxc_parse(pxcCtx* c, pxcNode* root) {
   s->nuser_body = s->nuser_jnt = s->nuser_geom = s->nuser_site = s->nuser_cam = -1;
   s->nuser_tendon = s->nuser_actuator = s->nuser_sensor = -1;
   s->nconmax = s->njmax = -1;
+  s->znear = 0.01f;
 
   // every top-level element is known
   static const char* const known[] = {"compiler",   "option",    "size",   "statistic", "visual",
@@ -1180,7 +1200,6 @@ void pxc_freeSpec(pxcSpec* s) {
     free(s->mesh[i].vertex);
     free(s->mesh[i].face);
   }
-  for (int i = 0; i < s->ntexture; i++) free(s->texture[i]);
   free(s->dflt);
   free(s->body);
   free(s->jnt);

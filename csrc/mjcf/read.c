@@ -248,6 +248,14 @@ int pxc_readUser(pxcCtx* c, pxcNode* n, pxcUser* user) {
 
 //---------------------------------- orientation ---------------------------------------------------
 
+void pxc_normalize4(double q[4]) {
+  double nrm = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+  if (nrm < 1e-14) return;  // zero quaternions are rejected where they are read
+  if (fabs(nrm - 1) > 1e-14) {
+    for (int i = 0; i < 4; i++) q[i] /= nrm;
+  }
+}
+
 static double normVec(double* v, int n) {
   double nrm = 0;
   for (int i = 0; i < n; i++) nrm += v[i] * v[i];

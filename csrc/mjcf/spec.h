@@ -45,6 +45,7 @@ typedef struct {
   double range[2], actfrcrange[2];
   double margin, armature, frictionloss;
   int align;  // freejoint alignment: 0 false, 1 true, 2 auto
+  int freeelem;  // declared by <freejoint> (for messages)
   pxcUser user;
   int body;  // owning body
 } pxcJoint;
@@ -66,6 +67,7 @@ typedef struct {
   double surfacevel[6];
   double fromto[6];
   int hasfromto;
+  double framepos[3], framequat[4];  // enclosing <frame>s, applied after fromto (not folded)
   double pos[3], quat[4];
   char hfield[PXC_NAME], mesh[PXC_NAME];
   double fitscale;
@@ -85,6 +87,7 @@ typedef struct {
   double size[3];
   double fromto[6];
   int hasfromto;
+  double framepos[3], framequat[4];  // enclosing <frame>s, applied after fromto (not folded)
   float rgba[4];
   pxcUser user;
   int body;
@@ -119,6 +122,14 @@ typedef struct {
   char texture[PXC_NAME];
   int body;
 } pxcLight;
+
+// textures are name-only (renderers need the image; the model keeps name, file and kind)
+typedef struct {
+  pxcSrc src;
+  char name[PXC_NAME];
+  char file[1024];
+  int skybox;
+} pxcTexture;
 
 typedef struct {
   pxcSrc src;
@@ -270,6 +281,8 @@ typedef struct {
   int parent;
   double pos[3], quat[4];  // in the parent frame (frames already folded in)
   int mocap;
+  int simple;  // 0: simple="false", 1: auto
+  int sleep;   // a sleep policy other than auto was given
   double gravcomp;
   pxcUser user;
   int hasinertial;
@@ -298,6 +311,8 @@ typedef struct {
   double boundmass, boundinertia, settotalmass;
   int balanceinertia;
   int fusestatic, discardvisual, alignfree;
+  int strippath;
+  float znear;   // <visual><map znear> (camera intrinsics default)
   int fitaabb;   // fit primitive geoms to a mesh's bounding box instead of its inertia box
   int conflict;  // attach conflict policy: 0 warning, 1 merge, 2 error
   char meshdir[1024], texturedir[1024];
@@ -330,7 +345,7 @@ typedef struct {
   PXC_LIST(pxcPair, exclude);  // geom1/geom2 hold body names
   PXC_LIST(pxcNode*, key);     // keyframes are read by the compiler (sizes known then)
   PXC_LIST(pxcNode*, custom);  // numeric, text and tuple elements
-  PXC_LIST(char*, texture);    // texture names (kept for name tables)
+  PXC_LIST(pxcTexture, texture);
 } pxcSpec;
 
 // parse context
@@ -373,6 +388,8 @@ int pxc_readUser(pxcCtx* c, pxcNode* n, pxcUser* user);
 // quaternion helpers of the compiler (double precision, MuJoCo's formulas)
 void pxc_mulQuat(double res[4], const double a[4], const double b[4]);
 void pxc_z2quat(double q[4], const double* vec);
+// normalize a quaternion in place as MuJoCo's compiler does (left alone when within 1e-14)
+void pxc_normalize4(double q[4]);
 // quaternion of `times` x the euler angles, with the compiler's angle unit and sequence
 void pxc_eulerQuat(const pxcSpec* sp, const double euler[3], int times, double q[4]);
 

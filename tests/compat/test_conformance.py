@@ -32,9 +32,17 @@ NAMED = [
                  ("car", "car.xml"), ("mug", "mug.xml"), ("adhesion", "active_adhesion.xml")]
 ]
 
-# corpus models phalanx rejects today, with the reason; the list may only shrink: a listed model
-# that loads is a failure (remove it), an unlisted model that raises NotImplementedError too
-KNOWN_UNSUPPORTED = {}
+# corpus models phalanx rejects today, with the reason (known_unsupported.tsv); the list may only
+# shrink: a listed model that loads is a failure (remove it), an unlisted model that raises
+# NotImplementedError too, and a listed model must still fail for its listed reason
+def _known_unsupported():
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "known_unsupported.tsv")
+    with open(path) as f:
+        rows = [ln.rstrip("\n").split("\t") for ln in f if ln.strip() and not ln.startswith("#")]
+    return {rel: reason for rel, reason in rows}
+
+
+KNOWN_UNSUPPORTED = _known_unsupported()
 
 # model fields MuJoCo derives by running the engine (mj_setConst); compared once the stages exist
 ENGINE_DERIVED = {"dof_M0", "dof_invweight0", "body_invweight0", "tendon_invweight0",
@@ -77,6 +85,7 @@ def load_both(path):
         ours = phalanx.Model.from_xml_path(path)
     except NotImplementedError as e:
         if rel in KNOWN_UNSUPPORTED:
+            assert KNOWN_UNSUPPORTED[rel] in str(e), f"{rel} now fails for another reason: {e}"
             pytest.skip(f"known unsupported: {KNOWN_UNSUPPORTED[rel]}")
         raise AssertionError(f"{rel} is not in KNOWN_UNSUPPORTED but raised: {e}") from e
     assert rel not in KNOWN_UNSUPPORTED, f"{rel} loads now: remove it from KNOWN_UNSUPPORTED"
