@@ -769,11 +769,10 @@ static pxtStatus compileGeom(cc* k, cGeom* x, int inferinertia) {
   }
   geomAABB(k, x);
 
-  // mass and inertia: from an explicit mass (g->mass >= 0 or any value but the -1 sentinel),
-  // else from density
+  // mass and inertia: from an explicit mass (NaN when not given), else from density
   if (inferinertia) {
     double density = g->density;
-    if (g->mass != -1) {
+    if (!isnan(g->mass)) {
       if (g->mass == 0) {
         x->mass = 0;
         density = 0;

@@ -3,6 +3,7 @@
 // tree (bodies, frames, inertials, joints, geoms, sites, cameras, lights) plus the assets the
 // tree refers to (meshes, materials, textures, height fields). Elements and attributes that
 // phalanx does not support are errors naming them, never silently ignored.
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,7 +57,7 @@ static void initGeom(pxcGeom* g) {
   g->conaffinity = 1;
   g->condim = 3;
   copy3(g->friction, 1, 0.005, 0.0001);
-  g->mass = -1;
+  g->mass = NAN;  // not given: from density (user values are finite)
   g->density = 1000;
   g->solmix = 1;
   memcpy(g->solref, kSolref, sizeof(kSolref));

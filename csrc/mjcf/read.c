@@ -357,6 +357,10 @@ int pxc_readOrientation(pxcCtx* c, pxcNode* n, double quat[4]) {
     const pxcSpec* sp = c->spec;
     switch (i) {
       case 0:
+        if (v[0] == 0 && v[1] == 0 && v[2] == 0 && v[3] == 0) {
+          pxc_error(c, n, "attribute 'quat': zero quaternion is not allowed");
+          return -1;
+        }
         memcpy(q, v, 4 * sizeof(double));
         break;
       case 1: {

@@ -59,7 +59,7 @@ typedef struct {
   int nsize;  // values given in size
   char material[PXC_NAME];
   double friction[3];
-  double mass;  // -1: from density
+  double mass;  // NaN: not given (from density)
   double density;
   int shellinertia;
   double solmix, solref[2], solimp[5];
