@@ -85,7 +85,7 @@ typedef struct {
   pxcGeom g;
   cFrame frame;
   double mass, inertia[3], aabb[6], fluid[12];
-  int matid, meshid;
+  int matid, meshid, hfieldid;
 } cGeom;
 
 typedef struct {
@@ -388,6 +388,7 @@ static double geomVolume(const cc* k, const cGeom* x, int typeinertia) {
       double t = pow(size[0] * size[1], p) + pow(size[1] * size[2], p) + pow(size[2] * size[0], p);
       return 4 * kPi * pow(t / 3, 1 / p);
     }
+    case PX_GEOM_HFIELD:
     case PX_GEOM_BOX:
       return shell ? 8 * (size[0] * size[1] + size[1] * size[2] + size[2] * size[0])
                    : size[0] * size[1] * size[2] * 8;
@@ -507,6 +508,7 @@ static void geomInertia(const cc* k, cGeom* x, int typeinertia) {
     case PX_GEOM_ELLIPSOID:
       ellipsoidInertia(I, mass, x->g.size, shell);
       return;
+    case PX_GEOM_HFIELD:
     case PX_GEOM_BOX:
       boxInertia(I, mass, x->g.size, shell);
       return;
@@ -602,6 +604,16 @@ static void geomAABB(const cc* k, cGeom* x) {
     case PX_GEOM_MESH:
       memcpy(a, k->mesh[x->meshid].aamm, sizeof(a));
       break;
+    case PX_GEOM_HFIELD: {
+      const double* hs = k->s->hfield[x->hfieldid].size;
+      a[0] = -hs[0];
+      a[1] = -hs[1];
+      a[2] = -hs[3];
+      a[3] = hs[0];
+      a[4] = hs[1];
+      a[5] = hs[2];
+      break;
+    }
     case PX_GEOM_PLANE:
       a[0] = a[1] = a[2] = -kMaxVal;
       a[3] = a[4] = kMaxVal;
@@ -638,6 +650,10 @@ static double geomRBound(const cc* k, const cGeom* x) {
       return fmax(fmax(s[0], s[1]), s[2]);
     case PX_GEOM_BOX:
       return sqrt(s[0] * s[0] + s[1] * s[1] + s[2] * s[2]);
+    case PX_GEOM_HFIELD: {
+      const double* h = k->s->hfield[x->hfieldid].size;
+      return sqrt(h[0] * h[0] + h[1] * h[1] + fmax(h[2] * h[2], h[3] * h[3]));
+    }
     case PX_GEOM_MESH: {
       const double* a = k->mesh[x->meshid].aamm;
       double h[3];
@@ -708,8 +724,8 @@ static pxtStatus compileGeom(cc* k, cGeom* x, int inferinertia) {
     return ERR(src, "geom", nm, "invalid condim in geom (%d; expected 1, 3, 4 or 6)", g->condim);
   }
   if (g->type == PX_GEOM_SDF) return UNSUP(src, "geom", nm, "sdf geoms are not supported");
-  if (g->type == PX_GEOM_HFIELD || g->hfield[0]) {
-    return UNSUP(src, "geom", nm, "height field geoms are not supported");
+  if ((g->type == PX_GEOM_HFIELD) != (x->hfieldid >= 0)) {
+    return ERR(src, "geom", nm, "hfield geom '%s' must have valid hfieldid", nm);
   }
   if (g->type == PX_GEOM_MESH && x->meshid < 0) {
     return ERR(src, "geom", nm, "mesh geom must have valid meshid (no mesh attribute)");
@@ -760,7 +776,12 @@ static pxtStatus compileGeom(cc* k, cGeom* x, int inferinertia) {
   }
 
   TRY(checkSize(k, src, "geom", nm, g->type, g->size));
-  if (g->type == PX_GEOM_MESH) {
+  if (g->type == PX_GEOM_HFIELD) {
+    const double* hs = k->s->hfield[x->hfieldid].size;
+    g->size[0] = hs[0];
+    g->size[1] = hs[1];
+    g->size[2] = 0.25 * hs[2] + 0.5 * hs[3];
+  } else if (g->type == PX_GEOM_MESH) {
     const double* a = k->mesh[x->meshid].aamm;
     for (int i = 0; i < 3; i++) g->size[i] = fmax(fabs(a[i]), fabs(a[3 + i]));
   }
@@ -1379,7 +1400,9 @@ static pxtStatus makeElements(cc* k) {
     k->body[b].nsub++;
     if (b > 0) k->body[s->body[b].parent].nsub += k->body[b].nsub;
   }
-  for (int i = 0; i < s->ngeom; i++) k->geom[i].meshid = k->geom[i].matid = -1;
+  for (int i = 0; i < s->ngeom; i++) {
+    k->geom[i].meshid = k->geom[i].matid = k->geom[i].hfieldid = -1;
+  }
   for (int i = 0; i < s->nsite; i++) k->site[i].matid = -1;
   return PX_OK;
 }
@@ -1428,6 +1451,10 @@ static const char* nameMesh(cc* k, int i, const pxcSrc** src) {
   *src = &k->s->mesh[i].src;
   return k->meshname[i];
 }
+static const char* nameHfield(cc* k, int i, const pxcSrc** src) {
+  *src = &k->s->hfield[i].src;
+  return k->s->hfield[i].name;
+}
 static const char* nameTex(cc* k, int i, const pxcSrc** src) {
   *src = k->texsrc + i;
   return k->texname[i];
@@ -1441,6 +1468,7 @@ static const char* nameMat(cc* k, int i, const pxcSrc** src) {
 static pxtStatus resolveNames(cc* k) {
   pxcSpec* s = k->s;
   char stem[1024];
+  TRY(pxc_compileHfields(k->c));
   k->meshname = (char**)calloc((size_t)s->nmesh + 1, sizeof(char*));
   k->meshfile = (char**)calloc((size_t)s->nmesh + 1, sizeof(char*));
   k->texname = (char**)calloc((size_t)s->ntexture + 1, sizeof(char*));
@@ -1488,12 +1516,22 @@ static pxtStatus resolveNames(cc* k) {
   TRY(checkRepeated(k, "camera", s->ncam, nameCam));
   TRY(checkRepeated(k, "light", s->nlight, nameLight));
   TRY(checkRepeated(k, "mesh", s->nmesh, nameMesh));
+  TRY(checkRepeated(k, "hfield", s->nhfield, nameHfield));
   TRY(checkRepeated(k, "texture", s->ntexture, nameTex));
   TRY(checkRepeated(k, "material", s->nmat, nameMat));
 
   // references: geom meshes and materials, site materials
   for (int i = 0; i < s->ngeom; i++) {
     cGeom* x = k->geom + i;
+    if (x->g.hfield[0]) {
+      for (int h = 0; h < s->nhfield && x->hfieldid < 0; h++) {
+        if (!strcmp(s->hfield[h].name, x->g.hfield)) x->hfieldid = h;
+      }
+      if (x->hfieldid < 0) {
+        return ERR(&x->g.src, "geom", x->g.name, "hfield '%s' not found in geom %d", x->g.hfield,
+                   i);
+      }
+    }
     if (x->g.mesh[0]) {
       x->meshid = findName(k->meshname, s->nmesh, x->g.mesh);
       if (x->meshid < 0) {
@@ -1713,8 +1751,15 @@ static pxtStatus treeSizes(cc* k, pxModel* sz) {
     sz->nmeshgraph += k->mesh[i].szgraph;
   }
 
-  // paths of asset files, at least one byte
+  sz->nhfield = s->nhfield;
+  for (int i = 0; i < s->nhfield; i++) sz->nhfielddata += s->hfield[i].nrow * s->hfield[i].ncol;
+
+  // paths of asset files (height fields, meshes, textures), at least one byte
   sz->npaths = 0;
+  for (int i = 0; i < s->nhfield; i++) {
+    const char* f = s->hfield[i].file;
+    if (f[0]) sz->npaths += (int)strlen(s->strippath ? stripPath(f) : f) + 1;
+  }
   for (int i = 0; i < s->nmesh; i++) {
     if (k->meshfile[i][0]) sz->npaths += (int)strlen(k->meshfile[i]) + 1;
   }
@@ -1752,6 +1797,9 @@ static const char* objName(cc* k, int type, int id) {
       break;
     case PX_OBJ_MESH:
       name = k->meshname[id];
+      break;
+    case PX_OBJ_HFIELD:
+      name = s->hfield[id].name;
       break;
     case PX_OBJ_TEXTURE:
       name = k->texname[id];
@@ -1928,7 +1976,7 @@ static void fillGeoms(cc* k, pxModel* m, int b) {
     m->geom_conaffinity[gid] = g->conaffinity;
     m->geom_condim[gid] = g->condim;
     m->geom_bodyid[gid] = b;
-    m->geom_dataid[gid] = x->meshid;
+    m->geom_dataid[gid] = x->meshid >= 0 ? x->meshid : x->hfieldid;
     m->geom_matid[gid] = x->matid;
     m->geom_group[gid] = g->group;
     m->geom_priority[gid] = g->priority;
@@ -2088,7 +2136,16 @@ static pxtStatus checkSleep(cc* k, const pxModel* m) {
 
 static void fillAssets(cc* k, pxModel* m) {
   const pxcSpec* s = k->s;
-  int vadr = 0, fadr = 0, gadr = 0;
+  int vadr = 0, fadr = 0, gadr = 0, hadr = 0;
+  for (int i = 0; i < s->nhfield; i++) {
+    const pxcHfield* h = s->hfield + i;
+    memcpy(m->hfield_size + 4 * i, h->size, 4 * sizeof(double));
+    m->hfield_nrow[i] = h->nrow;
+    m->hfield_ncol[i] = h->ncol;
+    m->hfield_adr[i] = hadr;
+    memcpy(m->hfield_data + hadr, h->data, sizeof(float) * (size_t)(h->nrow * h->ncol));
+    hadr += h->nrow * h->ncol;
+  }
   for (int i = 0; i < s->nmesh; i++) {
     const pxcMesh* me = k->mesh + i;
     m->mesh_vertadr[i] = vadr;

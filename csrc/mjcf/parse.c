@@ -679,6 +679,62 @@ static pxtStatus parseVisual(pxcCtx* c, pxcNode* n) {
 
 //---------------------------------- assets --------------------------------------------------------
 
+#define PXC_MAX_HFIELD (1 << 26)  // samples in one height field
+
+static pxtStatus parseHfield(pxcCtx* c, pxcNode* n) {
+  pxcSpec* s = c->spec;
+  int id = PXC_ADD(c, s, hfield);
+  if (id < 0) return c->st->code;
+  pxcHfield* h = s->hfield + id;
+  h->src.file = n->file;
+  h->src.line = n->line;
+  READ(pxc_readName(c, n, "name", h->name));
+  int hasfile = pxc_readString(c, n, "file", h->file, sizeof(h->file));
+  READ(hasfile);
+  READ(pxc_readInt(c, n, "nrow", &h->nrow));
+  READ(pxc_readInt(c, n, "ncol", &h->ncol));
+  int r = pxc_readNums(c, n, "size", 4, 4, h->size, NULL);
+  READ(r);
+  if (!r) return pxc_error(c, n, "missing required attribute 'size'");
+  char type[128] = "";
+  READ(pxc_readString(c, n, "content_type", type, sizeof(type)));
+  if (type[0] && strcmp(type, "image/vnd.mujoco.hfield")) {
+    return unsupported(c, n, "height field content types other than image/vnd.mujoco.hfield");
+  }
+  if (h->nrow < 0 || h->ncol < 0 || (h->nrow && h->ncol && h->nrow > PXC_MAX_HFIELD / h->ncol)) {
+    return pxc_error(c, n, "nrow x ncol = %d x %d is negative or larger than %d samples", h->nrow,
+                     h->ncol, PXC_MAX_HFIELD);
+  }
+
+  // inline elevation (MuJoCo reads it only without a file and with both dimensions)
+  if (!hasfile && h->nrow > 0 && h->ncol > 0) {
+    int ns = h->nrow * h->ncol;
+    h->data = (float*)calloc((size_t)ns, sizeof(float));
+    if (!h->data) return PX_FAIL(c->st, PX_ERR_NOMEM, "out of memory");
+    double* v = NULL;
+    int nv = 0;
+    r = pxc_readList(c, n, "elevation", &v, &nv);
+    READ(r);
+    if (r) {
+      if (nv != ns) {
+        free(v);
+        return pxc_error(c, n, "elevation data length must match nrow*ncol (%d values for %d x %d)",
+                         nv, h->nrow, h->ncol);
+      }
+      // rows reversed, so that the XML reads top to bottom
+      for (int i = 0; i < h->nrow; i++) {
+        for (int j = 0; j < h->ncol; j++) {
+          h->data[(h->nrow - 1 - i) * h->ncol + j] = (float)v[i * h->ncol + j];
+        }
+      }
+      free(v);
+    }
+  } else {
+    pxc_xmlAttr(n, "elevation");  // ignored here, as MuJoCo ignores it
+  }
+  return PX_OK;
+}
+
 static pxtStatus parseAsset(pxcCtx* c, pxcNode* sec) {
   pxcSpec* s = c->spec;
   TRY(pxc_checkUnused(c, sec));
@@ -715,7 +771,7 @@ static pxtStatus parseAsset(pxcCtx* c, pxcNode* sec) {
       t->skybox = type && !strcmp(type, "skybox");
       for (int a = 0; a < n->nattr; a++) n->attr[a].used = 1;
     } else if (!strcmp(n->name, "hfield")) {
-      return unsupported(c, n, "height fields");
+      TRY(parseHfield(c, n));
     } else if (!strcmp(n->name, "skin")) {
       return unsupported(c, n, "skins");
     } else if (!strcmp(n->name, "model")) {
@@ -1201,6 +1257,8 @@ void pxc_freeSpec(pxcSpec* s) {
     free(s->mesh[i].vertex);
     free(s->mesh[i].face);
   }
+  for (int i = 0; i < s->nhfield; i++) free(s->hfield[i].data);
+  free(s->hfield);
   free(s->dflt);
   free(s->body);
   free(s->jnt);

@@ -140,6 +140,17 @@ typedef struct {
   float emission, specular, shininess, reflectance, metallic, roughness, rgba[4];
 } pxcMaterial;
 
+// a height field: elevation rows bottom to top (the XML's are top to bottom), normalized to
+// [0, 1] by pxc_compileHfields
+typedef struct {
+  pxcSrc src;
+  char name[PXC_NAME];
+  char file[1024];
+  int nrow, ncol;
+  double size[4];
+  float* data;  // nrow x ncol, or NULL until given or loaded
+} pxcHfield;
+
 typedef struct {
   pxcSrc src;
   char name[PXC_NAME];
@@ -346,6 +357,7 @@ typedef struct {
   PXC_LIST(pxcNode*, key);     // keyframes are read by the compiler (sizes known then)
   PXC_LIST(pxcNode*, custom);  // numeric, text and tuple elements
   PXC_LIST(pxcTexture, texture);
+  PXC_LIST(pxcHfield, hfield);
 } pxcSpec;
 
 // parse context
@@ -404,6 +416,9 @@ pxtStatus pxc_error(pxcCtx* c, pxcNode* n, const char* fmt, ...)
 int pxc_grow(pxcCtx* c, void** list, int* n, int* cap, size_t size);
 #define PXC_ADD(c, spec, name) \
   pxc_grow((c), (void**)&(spec)->name, &(spec)->n##name, &(spec)->cap##name, sizeof(*(spec)->name))
+
+// height fields: name fallback, size checks, file loading, normalization (hfield.c)
+pxtStatus pxc_compileHfields(pxcCtx* c);
 
 // parse a document into a spec; compile a spec into a model
 pxtStatus pxc_parse(pxcCtx* c, pxcNode* root);

