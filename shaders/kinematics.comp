@@ -14,29 +14,6 @@ layout(local_size_x_id = 0) in;
 #include "../shaders/layout.glsl"
 #include "kern/prelude_glsl.h"
 
-// dialect fixes pending in the shared headers (see docs/gpu_executor.md, "open"); each is a
-// no-op once the prelude has it. glslang cannot paste `1.0##lf`, and double(x) of a literal
-// keeps its double value (checked: double(0.1) and 0.1lf give the same SPIR-V constant);
-// `half` is a reserved word in GLSL
-#ifndef PX_FP32
-#undef PX_R
-#define PX_R(x) double(x)
-#endif
-#define half pxk_half_
-// out/inout array parameters must be precise too: glslang does not carry `precise` from the
-// caller's local into the callee, and without NoContraction spirv-opt fuses mul+add into Fma
-#undef PX_OUT
-#undef PX_INOUT
-#define PX_OUT(T, name, len) out precise T name[len]
-#define PX_INOUT(T, name, len) inout precise T name[len]
-// lanes share a world through buffer memory: barrier() alone orders shared memory only, so the
-// writes of one lane are made visible to the others with memoryBarrierBuffer() first
-#undef PX_SYNC
-#define PX_SYNC() pxl_sync()
-void pxl_sync() {
-  memoryBarrierBuffer();
-  barrier();
-}
 #include "kern/kinematics.h"
 
 void main() {
@@ -48,5 +25,6 @@ void main() {
   pxm = p.model;
   pxd = p.data;
   pxw = pxpush.world0 + wg;
+  pxzero = PX_REAL(min(pxw, 0));  // 0, unknown to the compiler (pxw >= 0 is not provable)
   pxk_kinematics(PX_MDARG);
 }

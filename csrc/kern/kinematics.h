@@ -325,8 +325,8 @@ PX_FN void pxk_camlight(PX_MD) {
                                                          : D(subtree_com, 3 * id1 + k));
       }
       pxk_normalize3(c);
-      b[0] = PX_R(0.0);
-      b[1] = PX_R(0.0);
+      b[0] = PX_ZERO;
+      b[1] = PX_ZERO;
       b[2] = PX_R(1.0);
       pxk_cross(a, b, c);
       pxk_normalize3(a);
@@ -382,7 +382,7 @@ PX_FN void pxk_tendonFixed(PX_MD) {
     int adr = M(tendon_adr, i);
     int num = M(tendon_num, i);
     if (num > 0 && M(wrap_type, adr) == PX_WRAP_JOINT) {
-      PXR len = PX_R(0.0);
+      PXR len = PX_ZERO;
       for (int j = adr; j < adr + num; j++) {
         len += M(wrap_prm, j) * D(qpos, M(jnt_qposadr, M(wrap_objid, j)));
       }

@@ -90,6 +90,9 @@ static inline float px_bitsMakeFlt(uint32_t u) {
 #define PX_MKFLT(u) px_bitsMakeFlt(u)
 // ---- bit access (libm) ----
 
+// a zero that enters arithmetic (a run-time value in GLSL, see prelude_glsl.h)
+#define PX_ZERO PX_R(0.0)
+
 // lanes, shared memory and barriers exist only on the GPU
 #define PX_LANE 0
 #define PX_NLANE 1

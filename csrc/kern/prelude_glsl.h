@@ -23,8 +23,10 @@
 
 #define PX_FN
 #define PX_IN(T, name, len) in T name[len]
-#define PX_OUT(T, name, len) out T name[len]
-#define PX_INOUT(T, name, len) inout T name[len]
+// out and inout arrays are precise too: glslang does not carry `precise` from the caller's local
+// into the callee, and without NoContraction spirv-opt fuses mul+add into Fma
+#define PX_OUT(T, name, len) out precise T name[len]
+#define PX_INOUT(T, name, len) inout precise T name[len]
 
 #define PX_INT(x) int(x)
 #define PX_TOREAL(x) PX_REAL(x)
@@ -44,10 +46,21 @@
 #define PX_MKFLT(u) uintBitsToFloat(u)
 // ---- bit access (libm) ----
 
+// a zero the shader compiler cannot see as a constant: lavapipe's LLVM back end folds arithmetic
+// on literal zeros (0 * x -> 0, 0 + x -> x) whatever the NoContraction marks say, which changes
+// signs of zero (and 0 * inf); kernels use PX_ZERO wherever a zero enters arithmetic. The entry
+// point sets it from a value known only at run time.
+PX_REAL pxzero;
+#define PX_ZERO pxzero
+
 #define PX_LANE int(gl_LocalInvocationID.x)
 #define PX_NLANE int(gl_WorkGroupSize.x)
 #define PX_SHARED shared
-#define PX_SYNC() barrier()
+// lanes share a world through buffer memory: barrier() alone orders shared memory, so buffer
+// writes are made visible first
+#define PX_SYNC() \
+  memoryBarrierBuffer(); \
+  barrier()
 
 #define PX_MD
 #define PX_MDARG

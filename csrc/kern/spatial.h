@@ -115,9 +115,9 @@ PX_FN void pxk_axisAngle2Quat(PX_OUT(PX_REAL, res, 4), PX_IN(PX_REAL, axis, 3), 
     res[2] = PX_R(0.0);
     res[3] = PX_R(0.0);
   } else {
-    PXR half = angle * PX_R(0.5);
-    PXR s = pxk_sin(half);
-    res[0] = pxk_cos(half);
+    PXR halfangle = angle * PX_R(0.5);
+    PXR s = pxk_sin(halfangle);
+    res[0] = pxk_cos(halfangle);
     res[1] = axis[0] * s;
     res[2] = axis[1] * s;
     res[3] = axis[2] * s;
