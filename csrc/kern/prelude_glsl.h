@@ -58,7 +58,7 @@ PX_REAL pxzero;
 #define PX_SHARED shared
 // lanes share a world through buffer memory: barrier() alone orders shared memory, so buffer
 // writes are made visible first
-#define PX_SYNC() \
+#define PX_SYNC()        \
   memoryBarrierBuffer(); \
   barrier()
 

@@ -130,12 +130,12 @@ typedef struct {
   // from the document
   int strippath;
   float znear;
-  cFrame* gframe;  // frame of each spec geom (spec order)
-  cFrame* sframe;  // frame of each spec site
+  cFrame* gframe;     // frame of each spec geom (spec order)
+  cFrame* sframe;     // frame of each spec site
   const char** jtag;  // element name of each spec joint
-  int* jspec;  // spec index of each compiled joint
-  int* gspec;  // spec index of each compiled geom
-  int* sspec;  // spec index of each compiled site
+  int* jspec;         // spec index of each compiled joint
+  int* gspec;         // spec index of each compiled geom
+  int* sspec;         // spec index of each compiled site
 
   // resolved sizes
   int nuser_body, nuser_jnt, nuser_geom, nuser_site, nuser_cam;
@@ -696,7 +696,8 @@ static pxtStatus applyFromto(cc* k, const pxcSrc* src, const char* elem, const c
 
   // fromto and pos are in the frame's coordinates (the parser does not fold them)
   const double* local = fromto;
-  if (pos[0] || pos[1] || pos[2]) return ERR(src, elem, name, "both pos and fromto defined in geom");
+  if (pos[0] || pos[1] || pos[2])
+    return ERR(src, elem, name, "both pos and fromto defined in geom");
 
   // the segment in the frame
   double vec[3] = {local[0] - local[3], local[1] - local[4], local[2] - local[5]};

@@ -44,7 +44,7 @@ typedef struct {
   double springdamper[2];
   double range[2], actfrcrange[2];
   double margin, armature, frictionloss;
-  int align;  // freejoint alignment: 0 false, 1 true, 2 auto
+  int align;     // freejoint alignment: 0 false, 1 true, 2 auto
   int freeelem;  // declared by <freejoint> (for messages)
   pxcUser user;
   int body;  // owning body
