@@ -69,6 +69,9 @@ test-asan: build $(BUILD)/asan/phalanx/_core.so
 conformance: build
 	$(PYTEST) -q tests/compat --full
 
+gpu-check: build gpu-test
+	$(PYTEST) -q tests/vulkan --full
+
 bench: build
 	$(PY) benchmarks/bench_compile.py
 

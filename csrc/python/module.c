@@ -14,6 +14,7 @@
 #include "px/pxdata.h"
 #include "px/pxmodel.h"
 #include "px/pxstatus.h"
+#include "px/pxvulkan.h"
 
 //---------------------------------- module state and errors ---------------------------------------
 
@@ -657,11 +658,230 @@ static PyObject* py_kinematics(PyObject* mod, PyObject* args) {
   Py_END_ALLOW_THREADS Py_RETURN_NONE;
 }
 
+//---------------------------------- Vulkan --------------------------------------------------------
+
+typedef struct {
+  PyObject_HEAD pxvContext* ctx;
+} VulkanObject;
+
+static int vulkan_init(PyObject* self, PyObject* args, PyObject* kwds) {
+  VulkanObject* v = (VulkanObject*)self;
+  static char* kwlist[] = {"validation", "device", NULL};
+  int validation = 0;
+  const char* device = NULL;
+  if (!PyArg_ParseTupleAndKeywords(args, kwds, "|iz:Vulkan", kwlist, &validation, &device)) {
+    return -1;
+  }
+  if (v->ctx) {
+    PyErr_SetString(PyExc_RuntimeError, "Vulkan is already initialized");
+    return -1;
+  }
+  if (validation < 0 || validation > 3) {
+    PyErr_Format(PyExc_ValueError, "Vulkan: validation must be 0 to 3, got %d", validation);
+    return -1;
+  }
+  pxvContextDef def = pxv_defaultContextDef();
+  def.validation = validation;
+  if (device) def.device = device;
+  pxStatus st;
+  px_statusClear(&st);
+  pxtStatus code;
+  Py_BEGIN_ALLOW_THREADS code = pxv_contextCreateDef(&v->ctx, &def, &st);
+  Py_END_ALLOW_THREADS if (code != PX_OK) {
+    py_raise(&st);
+    return -1;
+  }
+  return 0;
+}
+
+static void vulkan_dealloc(PyObject* self) {
+  pxv_contextDestroy(((VulkanObject*)self)->ctx);
+  Py_TYPE(self)->tp_free(self);
+}
+
+static int vulkanReady(VulkanObject* v) {
+  if (!v->ctx) {
+    PyErr_SetString(PyExc_RuntimeError, "Vulkan was not initialized");
+    return 0;
+  }
+  return 1;
+}
+
+// a float64 C-contiguous array of exactly (nworld, n), or NULL with an exception naming it
+static PyArrayObject* batchArg(PyObject* obj, const char* name, npy_intp nworld, npy_intp n) {
+  PyArrayObject* a = (PyArrayObject*)PyArray_FROMANY(obj, NPY_FLOAT64, 2, 2, NPY_ARRAY_IN_ARRAY);
+  if (!a) {
+    PyErr_Format(PyExc_ValueError, "Vulkan.kinematics: %s must be a 2-D float64 array", name);
+    return NULL;
+  }
+  if ((nworld >= 0 && PyArray_DIM(a, 0) != nworld) || PyArray_DIM(a, 1) != n) {
+    PyErr_Format(PyExc_ValueError,
+                 "Vulkan.kinematics: %s has shape (%zd, %zd); expected (nworld, %zd)", name,
+                 (Py_ssize_t)PyArray_DIM(a, 0), (Py_ssize_t)PyArray_DIM(a, 1), (Py_ssize_t)n);
+    Py_DECREF(a);
+    return NULL;
+  }
+  return a;
+}
+
+// kinematics(model, qpos, mocap_pos=None, mocap_quat=None, precision="fp64", lanes=1) -> dict
+static PyObject* vulkan_kinematics(PyObject* self, PyObject* args, PyObject* kwds) {
+  VulkanObject* v = (VulkanObject*)self;
+  static char* kwlist[] = {"model", "qpos", "mocap_pos", "mocap_quat", "precision", "lanes", NULL};
+  PyObject *model, *qposobj, *mposobj = Py_None, *mquatobj = Py_None;
+  const char* precision = "fp64";
+  int lanes = 1;
+  if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!O|OOsi:kinematics", kwlist, &ModelType, &model,
+                                   &qposobj, &mposobj, &mquatobj, &precision, &lanes)) {
+    return NULL;
+  }
+  if (!vulkanReady(v)) return NULL;
+  int p64;
+  if (!strcmp(precision, "fp64")) {
+    p64 = 1;
+  } else if (!strcmp(precision, "fp32")) {
+    p64 = 0;
+  } else {
+    PyErr_Format(PyExc_ValueError,
+                 "Vulkan.kinematics: precision must be 'fp64' or 'fp32', got '%s'", precision);
+    return NULL;
+  }
+  const pxModel* m = ((ModelObject*)model)->m;
+  PyArrayObject *qpos = NULL, *mpos = NULL, *mquat = NULL;
+  PyObject* result = NULL;
+  pxWorlds* w = NULL;
+  qpos = batchArg(qposobj, "qpos", -1, m->nq);
+  if (!qpos) goto error;
+  npy_intp nworld = PyArray_DIM(qpos, 0);
+  if (nworld < 1 || nworld > (1 << 24)) {
+    PyErr_Format(PyExc_ValueError, "Vulkan.kinematics: nworld must be 1 to %d, got %zd", 1 << 24,
+                 (Py_ssize_t)nworld);
+    goto error;
+  }
+  if (mposobj != Py_None && !(mpos = batchArg(mposobj, "mocap_pos", nworld, 3 * m->nmocap))) {
+    goto error;
+  }
+  if (mquatobj != Py_None && !(mquat = batchArg(mquatobj, "mocap_quat", nworld, 4 * m->nmocap))) {
+    goto error;
+  }
+  pxStatus st;
+  px_statusClear(&st);
+  w = px_makeWorlds(m, (int)nworld, &st);
+  if (!w) {
+    py_raise(&st);
+    goto error;
+  }
+  memcpy(w->qpos, PyArray_DATA(qpos), sizeof(pxtNum) * (size_t)(nworld * m->nq));
+  if (mpos)
+    memcpy(w->mocap_pos, PyArray_DATA(mpos), sizeof(pxtNum) * (size_t)(nworld * 3 * m->nmocap));
+  if (mquat) {
+    memcpy(w->mocap_quat, PyArray_DATA(mquat), sizeof(pxtNum) * (size_t)(nworld * 4 * m->nmocap));
+  }
+  pxtStatus code;
+  Py_BEGIN_ALLOW_THREADS code = pxv_kinematicsLanes(v->ctx, m, w, p64, lanes, &st);
+  Py_END_ALLOW_THREADS if (code != PX_OK) {
+    py_raise(&st);
+    goto error;
+  }
+
+  // every data block, copied out as (nworld, nrow[, ncol])
+  result = PyDict_New();
+  if (!result) goto error;
+  {
+    pxData d0;
+    px_worldView(w, 0, &d0);
+#define X(type, fname, nr, nc)                                           \
+  {                                                                      \
+    npy_intp dims[3] = {nworld, m->nr, (nc)};                            \
+    int flat = !strcmp(#nc, "1");                                        \
+    PyObject* arr = PyArray_SimpleNew(flat ? 2 : 3, dims, PXNPY_##type); \
+    if (!arr) goto error;                                                \
+    memcpy(PyArray_DATA((PyArrayObject*)arr), w->fname,                  \
+           sizeof(type) * (size_t)(nworld * m->nr * (nc)));              \
+    int bad = PyDict_SetItemString(result, #fname, arr);                 \
+    Py_DECREF(arr);                                                      \
+    if (bad) goto error;                                                 \
+  }
+    PX_DATA_FIELDS(X)
+#undef X
+  }
+  px_freeWorlds(w);
+  Py_DECREF(qpos);
+  Py_XDECREF(mpos);
+  Py_XDECREF(mquat);
+  return result;
+
+error:
+  px_freeWorlds(w);
+  Py_XDECREF(qpos);
+  Py_XDECREF(mpos);
+  Py_XDECREF(mquat);
+  Py_XDECREF(result);
+  return NULL;
+}
+
+static PyObject* vulkan_get_device(PyObject* self, void* closure) {
+  (void)closure;
+  VulkanObject* v = (VulkanObject*)self;
+  if (!vulkanReady(v)) return NULL;
+  return PyUnicode_FromString(pxv_deviceName(v->ctx));
+}
+
+static PyObject* vulkan_get_fp64(PyObject* self, void* closure) {
+  (void)closure;
+  VulkanObject* v = (VulkanObject*)self;
+  if (!vulkanReady(v)) return NULL;
+  return PyBool_FromLong(pxv_hasFloat64(v->ctx));
+}
+
+static PyObject* vulkan_get_messages(PyObject* self, void* closure) {
+  (void)closure;
+  VulkanObject* v = (VulkanObject*)self;
+  if (!vulkanReady(v)) return NULL;
+  return PyLong_FromLong(pxv_validationMessages(v->ctx));
+}
+
+static PyMethodDef vulkanMethods[] = {
+    {"kinematics", (PyCFunction)(void (*)(void))vulkan_kinematics, METH_VARARGS | METH_KEYWORDS,
+     "kinematics(model, qpos, mocap_pos=None, mocap_quat=None, precision='fp64', lanes=1) -> "
+     "dict of (nworld, ...) arrays: forward kinematics of a batch of worlds on the device"},
+    {NULL, NULL, 0, NULL}};
+
+static PyGetSetDef vulkanGetSet[] = {
+    {"device", vulkan_get_device, NULL, "name of the device in use", NULL},
+    {"fp64", vulkan_get_fp64, NULL, "True when the device runs fp64 shaders", NULL},
+    {"validation_messages", vulkan_get_messages, NULL,
+     "warnings and errors the validation layer reported so far", NULL},
+    {NULL, NULL, NULL, NULL, NULL}};
+
+static PyTypeObject VulkanType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "phalanx._core.Vulkan",
+    .tp_basicsize = sizeof(VulkanObject),
+    .tp_dealloc = vulkan_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_methods = vulkanMethods,
+    .tp_getset = vulkanGetSet,
+    .tp_init = vulkan_init,
+    .tp_new = PyType_GenericNew,
+    .tp_doc = "Vulkan(validation=0, device=None): a Vulkan device running phalanx's kernels.",
+};
+
+static PyObject* py_vulkan_available(PyObject* mod, PyObject* unused) {
+  (void)mod;
+  (void)unused;
+  char why[512] = "";
+  int ok;
+  Py_BEGIN_ALLOW_THREADS ok = pxv_available(why, (int)sizeof(why));
+  Py_END_ALLOW_THREADS return Py_BuildValue("(Os)", ok ? Py_True : Py_False, ok ? "" : why);
+}
+
 //---------------------------------- module --------------------------------------------------------
 
 static PyMethodDef moduleMethods[] = {
     {"kinematics", py_kinematics, METH_VARARGS,
      "kinematics(model, data): forward kinematics, com frames, cameras, lights, fixed tendons"},
+    {"vulkan_available", py_vulkan_available, METH_NOARGS,
+     "vulkan_available() -> (bool, reason): whether a Vulkan compute device can be used"},
     {NULL, NULL, 0, NULL}};
 
 static int module_traverse(PyObject* mod, visitproc visit, void* arg) {
@@ -760,7 +980,7 @@ PyMODINIT_FUNC PyInit__core(void) {
     return NULL;
   }
   if (addType(mod, &ModelType, "Model") < 0 || addType(mod, &DataType, "Data") < 0 ||
-      PyType_Ready(&SubType) < 0 ||
+      addType(mod, &VulkanType, "Vulkan") < 0 || PyType_Ready(&SubType) < 0 ||
       addError(mod, &s->MJCFError, "MJCFError", PyExc_ValueError) < 0 ||
       addError(mod, &s->ArenaError, "ArenaError", PyExc_RuntimeError) < 0 ||
       addError(mod, &s->VulkanError, "VulkanError", PyExc_RuntimeError) < 0 ||

@@ -10,13 +10,15 @@ import enum
 import os
 
 from phalanx import _core
-from phalanx._core import ArenaError, InternalError, MJCFError, VulkanError
+from phalanx._core import ArenaError, InternalError, MJCFError, Vulkan, VulkanError, vulkan_available
 
 __all__ = [
     "Model",
     "Data",
     "ObjType",
     "kinematics",
+    "Vulkan",
+    "vulkan_available",
     "name2id",
     "id2name",
     "asset_path",
