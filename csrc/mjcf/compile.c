@@ -17,7 +17,8 @@
 //   reads:  the spec (c->spec): elements, settings, texture files, the <frame>s of fromto geoms
 //           and sites (the parser folds frames into every other pos and quat)
 //   writes: every body-tree array of pxModel, names, qpos0, qpos_spring, stat (meaninertia only
-//           when given or nv = 0: it needs the mass matrix), nJten, nJmom, nemax, nout
+//           when given or nv = 0: it needs the mass matrix); compile_misc.c: nJten, nJmom, nemax,
+//           nout
 // Errors carry file:line of the element; MuJoCo input that phalanx cannot compile exactly is
 // PX_ERR_UNSUPPORTED, never silently approximated. Nothing here is thread-shared.
 #include "mjcf/spec.h"
@@ -34,6 +35,7 @@
 #include "mjcf/mesh.h"
 #include "mjcf/misc.h"
 #include "util/eig3.h"
+#include "util/quat.h"
 
 #define TRY(x)                  \
   do {                          \
@@ -192,25 +194,6 @@ static double normVec(double* vec, int n) {
   return nrm;
 }
 
-static void quat2Mat(double* res, const double* q) {
-  if (q[0] == 1 && q[1] == 0 && q[2] == 0 && q[3] == 0) {
-    for (int i = 0; i < 9; i++) res[i] = (i % 4 == 0);
-    return;
-  }
-  double q00 = q[0] * q[0], q01 = q[0] * q[1], q02 = q[0] * q[2], q03 = q[0] * q[3];
-  double q11 = q[1] * q[1], q12 = q[1] * q[2], q13 = q[1] * q[3];
-  double q22 = q[2] * q[2], q23 = q[2] * q[3], q33 = q[3] * q[3];
-  res[0] = q00 + q11 - q22 - q33;
-  res[4] = q00 - q11 + q22 - q33;
-  res[8] = q00 - q11 - q22 + q33;
-  res[1] = 2 * (q12 - q03);
-  res[2] = 2 * (q13 + q02);
-  res[3] = 2 * (q12 + q03);
-  res[5] = 2 * (q23 - q01);
-  res[6] = 2 * (q13 - q02);
-  res[7] = 2 * (q23 + q01);
-}
-
 // product of unit quaternions, normalized
 static void mulQuat(double* res, const double* a, const double* b) {
   double t[4];
@@ -252,7 +235,7 @@ static void cross3(double* a, const double* b, const double* c) {
 // (pos, quat) := (pos, quat) * (childpos, childquat)
 static void frameAccum(double* pos, double* quat, const double* childpos, const double* childquat) {
   double mat[9], vec[3];
-  quat2Mat(mat, quat);
+  pxu_quat2Mat(mat, quat);
   mulMatVec(vec, mat, childpos);
   pos[0] += vec[0];
   pos[1] += vec[1];
@@ -273,7 +256,7 @@ static void frameAccumChild(const double* pos, const double* quat, double* child
 static void frameInvert(double* newpos, double* newquat, const double* pos, const double* quat) {
   double mat[9];
   double neg[4] = {quat[0], -quat[1], -quat[2], -quat[3]};
-  quat2Mat(mat, neg);
+  pxu_quat2Mat(mat, neg);
   mulMatVec(newpos, mat, pos);
   newpos[0] = -newpos[0];
   newpos[1] = -newpos[1];
@@ -303,7 +286,7 @@ static void z2Quat(double* quat, const double* vec) {
 // diagonal inertia in a rotated frame -> full inertia (xx, yy, zz, xy, xz, yz)
 static void globalInertia(double* global, const double* local, const double* quat) {
   double mat[9];
-  quat2Mat(mat, quat);
+  pxu_quat2Mat(mat, quat);
   double t[9] = {mat[0] * local[0], mat[3] * local[0], mat[6] * local[0],
                  mat[1] * local[1], mat[4] * local[1], mat[7] * local[1],
                  mat[2] * local[2], mat[5] * local[2], mat[8] * local[2]};
@@ -2383,89 +2366,6 @@ static pxtStatus setConst0(cc* k, pxModel* m) {
   return PX_OK;
 }
 
-// non-zeros of a tendon's Jacobian row (CountTendonDofs)
-static int tendonDofs(const pxModel* m, int id, char* used) {
-  int adr = m->tendon_adr[id], num = m->tendon_num[id];
-  if (num && m->wrap_type[adr] == PX_WRAP_JOINT) return num;
-  memset(used, 0, (size_t)m->nv + 1);
-  for (int j = adr; j < adr + num; j++) {
-    int type = m->wrap_type[j], b = -1;
-    if (type == PX_WRAP_SITE) b = m->site_bodyid[m->wrap_objid[j]];
-    if (type == PX_WRAP_SPHERE || type == PX_WRAP_CYLINDER) b = m->geom_bodyid[m->wrap_objid[j]];
-    for (; b > 0; b = m->body_parentid[b]) {
-      for (int v = 0; v < m->body_dofnum[b]; v++) used[m->body_dofadr[b] + v] = 1;
-    }
-  }
-  int count = 0;
-  for (int v = 0; v < m->nv; v++) count += used[v];
-  return count;
-}
-
-// number of dofs in the merged chains of two bodies (mj_mergeChain)
-static int mergeChain(const pxModel* m, int b1, int b2, int skipcommon) {
-  b1 = m->body_weldid[b1];
-  b2 = m->body_weldid[b2];
-  if (m->body_dofnum[b1] == 0 && m->body_dofnum[b2] == 0) return 0;
-  int da1 = m->body_dofadr[b1] + m->body_dofnum[b1] - 1;
-  int da2 = m->body_dofadr[b2] + m->body_dofnum[b2] - 1;
-  int n = 0;
-  while (da1 >= 0 || da2 >= 0) {
-    int da = da1 > da2 ? da1 : da2;
-    if (skipcommon && da1 == da && da2 == da) break;
-    if (da1 == da) da1 = m->dof_parentid[da1];
-    if (da2 == da) da2 = m->dof_parentid[da2];
-    n++;
-  }
-  return n;
-}
-
-// sizes MuJoCo derives from the compiled elements outside the tree (nJten, nJmom, nemax, nout)
-static pxtStatus derivedSizes(cc* k, pxModel* m) {
-  char* used = (char*)malloc((size_t)m->nv + 1);
-  if (!used) return noMem(k);
-  int njten = 0;
-  for (int i = 0; i < m->ntendon; i++) njten += tendonDofs(m, i, used);
-  int njmom = 0;
-  for (int i = 0; i < m->nu; i++) {
-    int id = m->actuator_trnid[2 * i], id2 = m->actuator_trnid[2 * i + 1];
-    switch (m->actuator_trntype[i]) {
-      case PX_TRN_SO3:
-        njmom += id2 >= 0 ? 3 * m->nv : 3;
-        break;
-      case PX_TRN_JOINT:
-      case PX_TRN_JOINTINPARENT: {
-        static const int kDofs[4] = {6, 3, 1, 1};
-        njmom += kDofs[m->jnt_type[id]];
-        break;
-      }
-      case PX_TRN_SLIDERCRANK:
-        njmom += mergeChain(m, m->site_bodyid[id], m->site_bodyid[id2], 0);
-        break;
-      case PX_TRN_TENDON:
-        njmom += tendonDofs(m, id, used);
-        break;
-      case PX_TRN_SITE:
-        njmom += mergeChain(m, m->site_bodyid[id], id2 >= 0 ? m->site_bodyid[id2] : 0, 1);
-        break;
-      case PX_TRN_BODY:
-        njmom += m->nv;
-        break;
-      default:
-        break;
-    }
-  }
-  free(used);
-  int nemax = 0;
-  for (int i = 0; i < m->neq; i++) {
-    nemax += m->eq_type[i] == PX_EQ_CONNECT ? 3 : m->eq_type[i] == PX_EQ_WELD ? 7 : 1;
-  }
-  if (!m->nJten) m->nJten = njten;
-  if (!m->nJmom) m->nJmom = njmom;
-  if (!m->nemax) m->nemax = nemax;
-  if (!m->nout) m->nout = m->nu;
-  return PX_OK;
-}
-
 //---------------------------------- entry point ---------------------------------------------------
 
 static void freeStrings(char** list, int n) {
@@ -2583,7 +2483,6 @@ pxtStatus pxc_compile(pxcCtx* c, pxModel** out) {
   }
   if (code == PX_OK) {
     finalizeSimple(m);
-    code = derivedSizes(k, m);
   }
 
   // kinematics at qpos0: camera and light offsets, statistics, dof_length

@@ -31,6 +31,7 @@
 #include "util/eig3.h"
 
 #include <libqhull_r/qhull_ra.h>
+#include "util/quat.h"
 
 #define MINVAL 1e-15  // MuJoCo's mjMINVAL
 #define EPS 1e-14     // MuJoCo's mjEPS (user-side vector utilities)
@@ -772,25 +773,6 @@ static void normVec4(double* vec) {
   }
 }
 
-static void quat2Mat(double* res, const double* q) {
-  if (q[0] == 1 && q[1] == 0 && q[2] == 0 && q[3] == 0) {
-    for (int i = 0; i < 9; i++) res[i] = (i % 4 == 0);
-    return;
-  }
-  double q00 = q[0] * q[0], q01 = q[0] * q[1], q02 = q[0] * q[2], q03 = q[0] * q[3];
-  double q11 = q[1] * q[1], q12 = q[1] * q[2], q13 = q[1] * q[3];
-  double q22 = q[2] * q[2], q23 = q[2] * q[3], q33 = q[3] * q[3];
-  res[0] = q00 + q11 - q22 - q33;
-  res[4] = q00 - q11 + q22 - q33;
-  res[8] = q00 - q11 - q22 + q33;
-  res[1] = 2 * (q12 - q03);
-  res[2] = 2 * (q13 + q02);
-  res[3] = 2 * (q12 + q03);
-  res[5] = 2 * (q23 - q01);
-  res[6] = 2 * (q13 - q02);
-  res[7] = 2 * (q23 + q01);
-}
-
 // area of a triangle, its unit normal (if normal) and center (if center); 0 for tiny triangles
 static double triangle(double* normal, double* center, const double* v1, const double* v2,
                        const double* v3) {
@@ -1225,7 +1207,7 @@ static void transformVertices(double* dvert, int nvert, const pxcMeshDef* def) {
     double q[4] = {rq[0], rq[1], rq[2], rq[3]};
     double m[9];
     normVec4(q);
-    quat2Mat(m, q);
+    pxu_quat2Mat(m, q);
     for (int i = 0; i < nvert; i++) {
       double* v = dvert + 3 * i;
       double t[3] = {m[0] * v[0] + m[3] * v[1] + m[6] * v[2],
@@ -1389,7 +1371,7 @@ pxtStatus pxc_meshProcess(pxcMesh* mesh, const pxcMeshDef* def, pxStatus* st) {
   if (code == PX_OK) {
     double neg[4] = {mesh->quat[0], -mesh->quat[1], -mesh->quat[2], -mesh->quat[3]};
     double m[9];
-    quat2Mat(m, neg);
+    pxu_quat2Mat(m, neg);
     double* a = mesh->aamm;
     a[0] = a[1] = a[2] = 1e10;
     a[3] = a[4] = a[5] = -1e10;

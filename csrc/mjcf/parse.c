@@ -10,6 +10,7 @@
 
 #include "mjcf/misc.h"
 #include "mjcf/spec.h"
+#include "util/quat.h"
 
 #define TRY(x)                  \
   do {                          \
@@ -805,20 +806,8 @@ typedef struct {
 } frameTf;
 
 static void rotVec(double res[3], const double q[4], const double v[3]) {
-  double mat[9];
-  double q00 = q[0] * q[0], q01 = q[0] * q[1], q02 = q[0] * q[2], q03 = q[0] * q[3];
-  double q11 = q[1] * q[1], q12 = q[1] * q[2], q13 = q[1] * q[3];
-  double q22 = q[2] * q[2], q23 = q[2] * q[3], q33 = q[3] * q[3];
-  mat[0] = q00 + q11 - q22 - q33;
-  mat[4] = q00 - q11 + q22 - q33;
-  mat[8] = q00 - q11 - q22 + q33;
-  mat[1] = 2 * (q12 - q03);
-  mat[2] = 2 * (q13 + q02);
-  mat[3] = 2 * (q12 + q03);
-  mat[5] = 2 * (q23 - q01);
-  mat[6] = 2 * (q13 - q02);
-  mat[7] = 2 * (q23 + q01);
-  double r[3];
+  double mat[9], r[3];
+  pxu_quat2Mat(mat, q);
   for (int i = 0; i < 3; i++)
     r[i] = mat[3 * i] * v[0] + mat[3 * i + 1] * v[1] + mat[3 * i + 2] * v[2];
   memcpy(res, r, sizeof(r));
@@ -832,7 +821,7 @@ static void applyFrame(const frameTf* f, double* pos, double* quat) {
     rotVec(v, f->quat, pos);
     for (int i = 0; i < 3; i++) pos[i] = f->pos[i] + v[i];
   }
-  if (quat) pxc_mulQuat(quat, f->quat, quat);
+  if (quat) pxu_mulQuat(quat, f->quat, quat);
 }
 
 // place a geom or site: fold the frame into pos and quat, except for fromto elements, whose

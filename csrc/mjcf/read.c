@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "mjcf/spec.h"
+#include "util/quat.h"
 
 #define PXC_MAXLIST (1 << 26)  // values in one list attribute
 
@@ -294,15 +295,6 @@ static void frame2quat(double q[4], const double* x, const double* y, const doub
   normVec(q, 4);
 }
 
-void pxc_mulQuat(double res[4], const double a[4], const double b[4]) {
-  double r[4];
-  r[0] = a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3];
-  r[1] = a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2];
-  r[2] = a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1];
-  r[3] = a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0];
-  memcpy(res, r, sizeof(r));
-}
-
 void pxc_z2quat(double q[4], const double* vec) {
   // axis = (0,0,1) x vec
   q[1] = -vec[1];
@@ -332,9 +324,9 @@ void pxc_eulerQuat(const pxcSpec* sp, const double euler[3], int times, double q
     int axis = (ch == 'x' || ch == 'X') ? 1 : (ch == 'y' || ch == 'Y') ? 2 : 3;
     qr[axis] = sa;
     if (ch >= 'a') {
-      pxc_mulQuat(q, q, qr);  // moving axes: post-multiply
+      pxu_mulQuat(q, q, qr);  // moving axes: post-multiply
     } else {
-      pxc_mulQuat(q, qr, q);  // fixed axes: pre-multiply
+      pxu_mulQuat(q, qr, q);  // fixed axes: pre-multiply
     }
   }
 }

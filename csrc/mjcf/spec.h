@@ -397,8 +397,7 @@ int pxc_readOrientation(pxcCtx* c, pxcNode* n, double quat[4]);
 // user values
 int pxc_readUser(pxcCtx* c, pxcNode* n, pxcUser* user);
 
-// quaternion helpers of the compiler (double precision, MuJoCo's formulas)
-void pxc_mulQuat(double res[4], const double a[4], const double b[4]);
+// quaternion rotating the z axis onto vec (MuJoCo's mjuu_z2quat)
 void pxc_z2quat(double q[4], const double* vec);
 // normalize a quaternion in place as MuJoCo's compiler does (left alone when within 1e-14)
 void pxc_normalize4(double q[4]);

@@ -235,6 +235,12 @@ static pxtStatus expandIncludes(pxcDoc* doc, pxcNode* node, const char** chain, 
                        ch->file, ch->line, fname);
       }
     }
+    for (int k = 0; k < doc->nfile; k++) {
+      if (!strcmp(doc->files[k], path)) {
+        return PX_FAIL(st, PX_ERR_MJCF, "%s:%d: <include>: file '%s' already included", ch->file,
+                       ch->line, fname);
+      }
+    }
     if (nchain >= PXC_MAX_INCLUDE_DEPTH) {
       return PX_FAIL(st, PX_ERR_MJCF, "%s:%d: <include>: includes nested deeper than %d", ch->file,
                      ch->line, PXC_MAX_INCLUDE_DEPTH);

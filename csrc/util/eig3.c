@@ -9,6 +9,8 @@
 
 #include <math.h>
 
+#include "util/quat.h"
+
 static const double kEigEPS = 1e-12;   // off-diagonal and rotation tolerance
 static const double kNormEPS = 1e-14;  // MuJoCo's mjEPS, used by its vector normalization
 
@@ -21,26 +23,6 @@ static void normVec(double* vec, int n) {
   if (fabs(nrm - 1) > kNormEPS) {
     for (int i = 0; i < n; i++) vec[i] /= nrm;
   }
-}
-
-// quaternion to rotation matrix, exact identity for the unit quaternion
-static void quat2Mat(double res[9], const double q[4]) {
-  if (q[0] == 1 && q[1] == 0 && q[2] == 0 && q[3] == 0) {
-    for (int i = 0; i < 9; i++) res[i] = (i % 4 == 0);
-    return;
-  }
-  double q00 = q[0] * q[0], q01 = q[0] * q[1], q02 = q[0] * q[2], q03 = q[0] * q[3];
-  double q11 = q[1] * q[1], q12 = q[1] * q[2], q13 = q[1] * q[3];
-  double q22 = q[2] * q[2], q23 = q[2] * q[3], q33 = q[3] * q[3];
-  res[0] = q00 + q11 - q22 - q33;
-  res[4] = q00 - q11 + q22 - q33;
-  res[8] = q00 - q11 - q22 + q33;
-  res[1] = 2 * (q12 - q03);
-  res[2] = 2 * (q13 + q02);
-  res[3] = 2 * (q12 + q03);
-  res[5] = 2 * (q23 - q01);
-  res[6] = 2 * (q13 - q02);
-  res[7] = 2 * (q23 + q01);
 }
 
 // res = A * B, all 3x3; res may alias A or B
@@ -75,7 +57,7 @@ void pxu_eig3(double eigval[3], double eigvec[9], double quat[4], const double m
   // Jacobi iteration
   for (int iter = 0; iter < 500; iter++) {
     // D = eigvec' * mat * eigvec
-    quat2Mat(eigvec, quat);
+    pxu_quat2Mat(eigvec, quat);
     for (int r = 0; r < 3; r++) {
       for (int c = 0; c < 3; c++) tmp2[3 * r + c] = eigvec[3 * c + r];
     }
@@ -143,5 +125,5 @@ void pxu_eig3(double eigval[3], double eigvec[9], double quat[4], const double m
   }
 
   // eigenvectors from the final quaternion
-  quat2Mat(eigvec, quat);
+  pxu_quat2Mat(eigvec, quat);
 }
