@@ -162,7 +162,7 @@ layout(buffer_reference, std430, buffer_reference_align = 16) buffer PxdReal { P
 
 // the model: sizes, options, one reference per array
 layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer PxModel {
-  // sizes (53 ints)
+  // sizes (57 ints)
   int nq;
   int nv;
   int nu;
@@ -209,6 +209,7 @@ layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Px
   int nM;
   int nD;
   int nB;
+  int nC;
   int ntree;
   int nJten;
   int nJmom;
@@ -216,6 +217,9 @@ layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Px
   int njmax;
   int nemax;
   int nout;
+  int nnames_map;
+  int ngravcomp;
+  int nhistory;
   // options (pxOption, in struct order)
   PXL_REAL opt_timestep;
   PXL_REAL opt_impratio;
@@ -246,7 +250,7 @@ layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Px
   int opt_disableactuator;
   int opt_sdf_initpoints;
   int opt_sdf_iterations;
-  // arrays (283)
+  // arrays (327)
   PxmReal qpos0;  // (nq x 1) pxtNum
   PxmReal qpos_spring;  // (nq x 1) pxtNum
   PxmInt body_parentid;  // (nbody x 1) int
@@ -274,10 +278,12 @@ layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Px
   PxmInt body_contype;  // (nbody x 1) int
   PxmInt body_conaffinity;  // (nbody x 1) int
   PxmReal body_user;  // (nbody x MSZ(nuser_body)) pxtNum
+  PxmInt body_plugin;  // (nbody x 1) int
   PxmInt jnt_type;  // (njnt x 1) int
   PxmInt jnt_qposadr;  // (njnt x 1) int
   PxmInt jnt_dofadr;  // (njnt x 1) int
   PxmInt jnt_bodyid;  // (njnt x 1) int
+  PxmInt jnt_actuatorid;  // (njnt x 1) int
   PxmInt jnt_group;  // (njnt x 1) int
   PxmInt jnt_limited;  // (njnt x 1) pxtBool
   PxmInt jnt_actfrclimited;  // (njnt x 1) pxtBool
@@ -309,6 +315,7 @@ layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Px
   PxmInt tree_bodynum;  // (ntree x 1) int
   PxmInt tree_dofadr;  // (ntree x 1) int
   PxmInt tree_dofnum;  // (ntree x 1) int
+  PxmInt tree_sleep_policy;  // (ntree x 1) int
   PxmInt geom_type;  // (ngeom x 1) int
   PxmInt geom_contype;  // (ngeom x 1) int
   PxmInt geom_conaffinity;  // (ngeom x 1) int
@@ -379,6 +386,7 @@ layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Px
   PxmReal light_dir0;  // (nlight x 3) pxtNum
   PxmFloat light_attenuation;  // (nlight x 3) float
   PxmFloat light_cutoff;  // (nlight x 1) float
+  PxmFloat light_softness;  // (nlight x 1) float
   PxmFloat light_exponent;  // (nlight x 1) float
   PxmFloat light_ambient;  // (nlight x 3) float
   PxmFloat light_diffuse;  // (nlight x 3) float
@@ -388,9 +396,11 @@ layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Px
   PxmInt mesh_faceadr;  // (nmesh x 1) int
   PxmInt mesh_facenum;  // (nmesh x 1) int
   PxmInt mesh_graphadr;  // (nmesh x 1) int
+  PxmInt mesh_extrema;  // (nmesh x 27) int
   PxmReal mesh_scale;  // (nmesh x 3) pxtNum
   PxmReal mesh_pos;  // (nmesh x 3) pxtNum
   PxmReal mesh_quat;  // (nmesh x 4) pxtNum
+  PxmInt mesh_pathadr;  // (nmesh x 1) int
   PxmFloat mesh_vert;  // (nmeshvert x 3) float
   PxmInt mesh_face;  // (nmeshface x 3) int
   PxmInt mesh_graph;  // (nmeshgraph x 1) int
@@ -399,6 +409,8 @@ layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Px
   PxmInt hfield_ncol;  // (nhfield x 1) int
   PxmInt hfield_adr;  // (nhfield x 1) int
   PxmFloat hfield_data;  // (nhfielddata x 1) float
+  PxmInt hfield_pathadr;  // (nhfield x 1) int
+  PxmInt tex_pathadr;  // (ntex x 1) int
   PxmInt mat_texid;  // (nmat x 10) int
   PxmInt mat_texuniform;  // (nmat x 1) pxtBool
   PxmFloat mat_texrepeat;  // (nmat x 2) float
@@ -418,6 +430,7 @@ layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Px
   PxmReal pair_solimp;  // (npair x 5) pxtNum
   PxmReal pair_margin;  // (npair x 1) pxtNum
   PxmReal pair_gap;  // (npair x 1) pxtNum
+  PxmReal pair_adhesion;  // (npair x 1) pxtNum
   PxmReal pair_friction;  // (npair x 5) pxtNum
   PxmInt exclude_signature;  // (nexclude x 1) int
   PxmInt eq_type;  // (neq x 1) int
@@ -431,7 +444,13 @@ layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Px
   PxmInt tendon_adr;  // (ntendon x 1) int
   PxmInt tendon_num;  // (ntendon x 1) int
   PxmInt tendon_matid;  // (ntendon x 1) int
+  PxmInt tendon_actuatorid;  // (ntendon x 1) int
   PxmInt tendon_group;  // (ntendon x 1) int
+  PxmInt tendon_treenum;  // (ntendon x 1) int
+  PxmInt tendon_treeid;  // (ntendon x 2) int
+  PxmInt ten_J_rownnz;  // (ntendon x 1) int
+  PxmInt ten_J_rowadr;  // (ntendon x 1) int
+  PxmInt ten_J_colind;  // (nJten x 1) int
   PxmInt tendon_limited;  // (ntendon x 1) pxtBool
   PxmInt tendon_actfrclimited;  // (ntendon x 1) pxtBool
   PxmReal tendon_width;  // (ntendon x 1) pxtNum
@@ -458,6 +477,11 @@ layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Px
   PxmInt actuator_dyntype;  // (nu x 1) int
   PxmInt actuator_gaintype;  // (nu x 1) int
   PxmInt actuator_biastype;  // (nu x 1) int
+  PxmInt actuator_ctrladr;  // (nu x 1) int
+  PxmInt actuator_ctrlnum;  // (nu x 1) int
+  PxmInt actuator_ctrlspec;  // (nu x 1) int
+  PxmInt actuator_outadr;  // (nu x 1) int
+  PxmInt actuator_outnum;  // (nu x 1) int
   PxmInt actuator_trnid;  // (nu x 2) int
   PxmInt actuator_actadr;  // (nu x 1) int
   PxmInt actuator_actnum;  // (nu x 1) int
@@ -469,6 +493,9 @@ layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Px
   PxmReal actuator_gainprm;  // (nu x 10) pxtNum
   PxmReal actuator_biasprm;  // (nu x 10) pxtNum
   PxmInt actuator_actearly;  // (nu x 1) pxtBool
+  PxmInt actuator_history;  // (nu x 2) int
+  PxmInt actuator_historyadr;  // (nu x 1) int
+  PxmReal actuator_delay;  // (nu x 1) pxtNum
   PxmReal actuator_ctrlrange;  // (nu x 2) pxtNum
   PxmReal actuator_forcerange;  // (nu x 2) pxtNum
   PxmReal actuator_actrange;  // (nu x 2) pxtNum
@@ -478,6 +505,7 @@ layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Px
   PxmReal actuator_dampingpoly;  // (nu x 2) pxtNum
   PxmReal actuator_armature;  // (nu x 1) pxtNum
   PxmReal actuator_user;  // (nu x MSZ(nuser_actuator)) pxtNum
+  PxmInt actuator_plugin;  // (nu x 1) int
   PxmInt sensor_type;  // (nsensor x 1) int
   PxmInt sensor_datatype;  // (nsensor x 1) int
   PxmInt sensor_needstage;  // (nsensor x 1) int
@@ -490,7 +518,12 @@ layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Px
   PxmInt sensor_adr;  // (nsensor x 1) int
   PxmReal sensor_cutoff;  // (nsensor x 1) pxtNum
   PxmReal sensor_noise;  // (nsensor x 1) pxtNum
+  PxmInt sensor_history;  // (nsensor x 2) int
+  PxmInt sensor_historyadr;  // (nsensor x 1) int
+  PxmReal sensor_delay;  // (nsensor x 1) pxtNum
+  PxmReal sensor_interval;  // (nsensor x 2) pxtNum
   PxmReal sensor_user;  // (nsensor x MSZ(nuser_sensor)) pxtNum
+  PxmInt sensor_plugin;  // (nsensor x 1) int
   PxmInt numeric_adr;  // (nnumeric x 1) int
   PxmInt numeric_size;  // (nnumeric x 1) int
   PxmReal numeric_data;  // (nnumericdata x 1) pxtNum
@@ -530,6 +563,21 @@ layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Px
   PxmInt name_tupleadr;  // (ntuple x 1) int
   PxmInt name_keyadr;  // (nkey x 1) int
   PxmInt names;  // (nnames x 1) char
+  PxmInt names_map;  // (nnames_map x 1) int
+  PxmInt paths;  // (npaths x 1) char
+  PxmInt B_rownnz;  // (nbody x 1) int
+  PxmInt B_rowadr;  // (nbody x 1) int
+  PxmInt B_colind;  // (nB x 1) int
+  PxmInt M_rownnz;  // (nv x 1) int
+  PxmInt M_rowadr;  // (nv x 1) int
+  PxmInt M_colind;  // (nC x 1) int
+  PxmInt mapM2M;  // (nC x 1) int
+  PxmInt D_rownnz;  // (nv x 1) int
+  PxmInt D_rowadr;  // (nv x 1) int
+  PxmInt D_diag;  // (nv x 1) int
+  PxmInt D_colind;  // (nD x 1) int
+  PxmInt mapM2D;  // (nD x 1) int
+  PxmInt mapD2M;  // (nC x 1) int
 };
 
 // batch data: one reference per array, each a (nworld x PXS_<field>) world-major block

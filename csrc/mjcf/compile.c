@@ -11,20 +11,24 @@
 //      joints (limits, degrees, axes), sites, cameras, lights;
 //   5. sizes (SetSizes, ComputeSparseSizes), the misc sizes (pxc_sizeMisc), one allocation;
 //   6. arrays (CopyTree, then pxc_fillMisc for the elements outside the tree), simple bodies;
+//      the sparse structures, which need the final simple bodies and tendon paths, in
+//      compile_sparse.c (it re-allocates the model once their sizes nC and nJten are known);
 //   7. the constants of mj_setConst that need no dynamics: sameframe, subtree masses, trees,
 //      and, from kinematics at qpos0, cam/light pos0, poscom0, mat0/dir0, model statistics
 //      and dof_length.
 //   reads:  the spec (c->spec): elements, settings, texture files, the <frame>s of fromto geoms
 //           and sites (the parser folds frames into every other pos and quat)
 //   writes: every body-tree array of pxModel, names, qpos0, qpos_spring, stat (meaninertia only
-//           when given or nv = 0: it needs the mass matrix); compile_misc.c: nJten, nJmom, nemax,
-//           nout
+//           when given or nv = 0: it needs the mass matrix); compile_misc.c: nemax, nout;
+//           compile_sparse.c: nC, nJten, nJmom and the sparse structures
 // Errors carry file:line of the element; MuJoCo input that phalanx cannot compile exactly is
 // PX_ERR_UNSUPPORTED, never silently approximated. Nothing here is thread-shared.
 #include "mjcf/spec.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +36,7 @@
 #include "px/pxdata.h"
 #include "px/pxmodel.h"
 
+#include "mjcf/compile_sparse.h"
 #include "mjcf/mesh.h"
 #include "mjcf/misc.h"
 #include "util/eig3.h"
@@ -48,6 +53,7 @@ static const double kMinVal = 1e-15;   // mjMINVAL
 static const double kFrameEps = 1e-6;  // kFrameEps / kSameFrameEps
 static const double kPi = 3.14159265358979323846;
 static const double kMaxVal = 1e10;  // mjMAXVAL
+static const int kLoadMultiple = 2;  // mjLOAD_MULTIPLE: names hash map slots per object
 
 // number of size parameters each geom type must have positive (mjGEOMINFO)
 static const int kGeomInfo[PX_NGEOMTYPES] = {3, 0, 1, 2, 3, 2, 3, 0, 0};
@@ -1645,6 +1651,36 @@ static int nuserOf(int given, int n, const pxcUser* first, size_t stride) {
 
 //---------------------------------- sizes (SetSizes, ComputeSparseSizes) --------------------------
 
+// append a path to m->paths (when m is given) at adr; its address into *pathadr; -1 if none
+static int addPath(pxModel* m, int adr, const char* path, int* pathadr) {
+  if (m) *pathadr = -1;
+  if (!path[0]) return adr;
+  int n = (int)strlen(path) + 1;
+  if (m) {
+    memcpy(m->paths + adr, path, (size_t)n);
+    *pathadr = adr;
+  }
+  return adr + n;
+}
+
+// the asset paths in MuJoCo's order (CopyPaths: height fields, meshes, textures): the number of
+// chars, and with m, paths and *_pathadr filled
+static int pathList(cc* k, pxModel* m) {
+  const pxcSpec* s = k->s;
+  int adr = 0, unused;
+  for (int i = 0; i < s->nhfield; i++) {
+    const char* f = s->hfield[i].file;
+    adr = addPath(m, adr, s->strippath ? stripPath(f) : f, m ? m->hfield_pathadr + i : &unused);
+  }
+  for (int i = 0; i < s->nmesh; i++) {
+    adr = addPath(m, adr, k->meshfile[i], m ? m->mesh_pathadr + i : &unused);
+  }
+  for (int i = 0; i < s->ntexture; i++) {
+    adr = addPath(m, adr, k->texfile[i], m ? m->tex_pathadr + i : &unused);
+  }
+  return adr;
+}
+
 static pxtStatus treeSizes(cc* k, pxModel* sz) {
   const pxcSpec* s = k->s;
   int nbody = s->nbody;
@@ -1702,6 +1738,9 @@ static pxtStatus treeSizes(cc* k, pxModel* sz) {
   }
   if (k->nv == 0) k->nM = k->nD = k->nB = 0;
 
+  // bodies with gravity compensation
+  for (int b = 0; b < nbody; b++) sz->ngravcomp += s->body[b].gravcomp > 0;
+
   // mocap bodies
   k->nmocap = 0;
   for (int b = 0; b < nbody; b++) k->body[b].mocapid = s->body[b].mocap ? k->nmocap++ : -1;
@@ -1739,17 +1778,7 @@ static pxtStatus treeSizes(cc* k, pxModel* sz) {
   for (int i = 0; i < s->nhfield; i++) sz->nhfielddata += s->hfield[i].nrow * s->hfield[i].ncol;
 
   // paths of asset files (height fields, meshes, textures), at least one byte
-  sz->npaths = 0;
-  for (int i = 0; i < s->nhfield; i++) {
-    const char* f = s->hfield[i].file;
-    if (f[0]) sz->npaths += (int)strlen(s->strippath ? stripPath(f) : f) + 1;
-  }
-  for (int i = 0; i < s->nmesh; i++) {
-    if (k->meshfile[i][0]) sz->npaths += (int)strlen(k->meshfile[i]) + 1;
-  }
-  for (int i = 0; i < s->ntexture; i++) {
-    if (k->texfile[i][0]) sz->npaths += (int)strlen(k->texfile[i]) + 1;
-  }
+  sz->npaths = pathList(k, NULL);
   if (sz->npaths == 0) sz->npaths = 1;
   return PX_OK;
 }
@@ -1834,8 +1863,9 @@ static const char* modelName(const pxcSpec* s) {
   return s->modelname[0] ? s->modelname : "MuJoCo Model";
 }
 
-// bytes of the names buffer; also checks repeated names of the misc objects
-static pxtStatus countNames(cc* k, const pxModel* sz, int* nnames) {
+// bytes of the names buffer and slots of the names hash map; also checks repeated names of the
+// misc objects
+static pxtStatus countNames(cc* k, pxModel* sz) {
   static const char* const kType[] = {
       "unknown",  "body",  "xbody",   "joint",    "dof",    "geom",     "site",
       "camera",   "light", "flex",    "mesh",     "skin",   "hfield",   "texture",
@@ -1844,7 +1874,9 @@ static pxtStatus countNames(cc* k, const pxModel* sz, int* nnames) {
   nameList l[32];
   int nl = nameLists(sz, l);
   int total = (int)strlen(modelName(k->s)) + 1;
+  sz->nnames_map = 0;
   for (int t = 0; t < nl; t++) {
+    sz->nnames_map += kLoadMultiple * l[t].n;
     for (int i = 0; i < l[t].n; i++) {
       const char* a = objName(k, l[t].type, i);
       total += (int)strlen(a) + 1;
@@ -1856,8 +1888,16 @@ static pxtStatus countNames(cc* k, const pxModel* sz, int* nnames) {
       }
     }
   }
-  *nnames = total;
+  sz->nnames = total;
   return PX_OK;
+}
+
+// MuJoCo's name hash (mj_hashString: djb2 with xor, over signed chars)
+static uint64_t hashName(const char* s, uint64_t n) {
+  uint64_t h = 5381;
+  int c;
+  while ((c = *s++)) h = ((h << 5) + h) ^ (uint64_t)(int64_t)c;
+  return h % n;
 }
 
 static void copyNames(cc* k, pxModel* m) {
@@ -1866,6 +1906,8 @@ static void copyNames(cc* k, pxModel* m) {
   const char* model = modelName(k->s);
   int adr = (int)strlen(model) + 1;
   memcpy(m->names, model, (size_t)adr);
+  int* map = m->names_map;
+  for (int i = 0; i < m->nnames_map; i++) map[i] = -1;
   for (int t = 0; t < nl; t++) {
     for (int i = 0; i < l[t].n; i++) {
       const char* a = objName(k, l[t].type, i);
@@ -1873,7 +1915,15 @@ static void copyNames(cc* k, pxModel* m) {
       l[t].adr[i] = adr;
       memcpy(m->names + adr, a, (size_t)len);
       adr += len;
+
+      // hash map of this type's names (kLoadMultiple slots per object, linear probing)
+      if (!a[0]) continue;
+      uint64_t size = (uint64_t)(kLoadMultiple * l[t].n);
+      uint64_t j = hashName(a, size);
+      while (map[j] != -1) j = (j + 1) % size;
+      map[j] = i;
     }
+    map += kLoadMultiple * l[t].n;
   }
 }
 
@@ -2032,6 +2082,7 @@ static void fillSitesCamerasLights(cc* k, pxModel* m, int b) {
     m->light_range[lid] = l->range;
     memcpy(m->light_attenuation + 3 * lid, l->attenuation, 3 * sizeof(float));
     m->light_cutoff[lid] = l->cutoff;
+    m->light_softness[lid] = l->softness;
     m->light_exponent[lid] = l->exponent;
     memcpy(m->light_ambient + 3 * lid, l->ambient, 3 * sizeof(float));
     memcpy(m->light_diffuse + 3 * lid, l->diffuse, 3 * sizeof(float));
@@ -2062,6 +2113,7 @@ static void fillTree(cc* k, pxModel* m) {
     memcpy(m->body_inertia + 3 * i, body->inertia, 3 * sizeof(double));
     m->body_gravcomp[i] = s->body[i].gravcomp;
     copyUser(m->body_user + k->nuser_body * i, &s->body[i].user, k->nuser_body);
+    m->body_plugin[i] = -1;
     m->body_contype[i] = body->contype;
     m->body_conaffinity[i] = body->conaffinity;
     m->body_margin[i] = body->margin;
@@ -2106,16 +2158,45 @@ static void fillTree(cc* k, pxModel* m) {
   }
 }
 
-// a sleep policy other than auto belongs on the first body of a moving tree
-static pxtStatus checkSleep(cc* k, const pxModel* m) {
+// tree sleep policies given by the user (mjtSleepPolicy: auto, never, allowed, init); a policy
+// other than auto belongs on the first body of a moving tree
+static pxtStatus setSleep(cc* k, pxModel* m) {
+  static const int kPolicy[4] = {0, 3, 4, 5};
+  for (int i = 0; i < m->ntree; i++) m->tree_sleep_policy[i] = 0;
   for (int i = 1; i < m->nbody; i++) {
     int tree = m->body_treeid[i];
-    if (k->body[i].sleep && (tree == -1 || tree == m->body_treeid[i - 1])) {
+    if (!k->body[i].sleep) continue;
+    if (tree == -1 || tree == m->body_treeid[i - 1]) {
       return ERR(&k->s->body[i].src, "body", k->s->body[i].name,
                  "sleep policy only allowed for movable root bodies");
     }
+    m->tree_sleep_policy[tree] = kPolicy[k->s->body[i].sleep];
   }
   return PX_OK;
+}
+
+// per mesh, the graph vertex (local id) farthest along each of the 27 directions (-1, 0, 1)^3 to
+// the corners, edges and faces of a cube, in float as MuJoCo computes it; 0 without a graph
+static void meshExtrema(pxModel* m, int i) {
+  int* ext = m->mesh_extrema + 27 * i;
+  memset(ext, 0, 27 * sizeof(int));
+  if (m->mesh_graphadr[i] < 0) return;
+  const int* graph = m->mesh_graph + m->mesh_graphadr[i];
+  const int* globalid = graph + 2 + graph[0];
+  const float* vert = m->mesh_vert + 3 * m->mesh_vertadr[i];
+  float best[27];
+  for (int d = 0; d < 27; d++) best[d] = -FLT_MAX;
+  for (int v = 0; v < graph[0]; v++) {
+    const float* p = vert + 3 * globalid[v];
+    for (int d = 0; d < 27; d++) {
+      float dot =
+          p[0] * (float)(d / 9 - 1) + p[1] * (float)(d / 3 % 3 - 1) + p[2] * (float)(d % 3 - 1);
+      if (dot > best[d]) {
+        best[d] = dot;
+        ext[d] = v;
+      }
+    }
+  }
 }
 
 static void fillAssets(cc* k, pxModel* m) {
@@ -2143,10 +2224,12 @@ static void fillAssets(cc* k, pxModel* m) {
     if (me->nvert) memcpy(m->mesh_vert + 3 * vadr, me->vert, 3 * sizeof(float) * (size_t)me->nvert);
     if (me->nface) memcpy(m->mesh_face + 3 * fadr, me->face, 3 * sizeof(int) * (size_t)me->nface);
     if (me->szgraph) memcpy(m->mesh_graph + gadr, me->graph, sizeof(int) * (size_t)me->szgraph);
+    meshExtrema(m, i);
     vadr += me->nvert;
     fadr += me->nface;
     gadr += me->szgraph;
   }
+  pathList(k, m);
   for (int i = 0; i < s->nmat; i++) {
     const pxcMaterial* mt = s->mat + i;
     for (int r = 0; r < 10; r++) m->mat_texid[10 * i + r] = -1;
@@ -2455,7 +2538,7 @@ pxtStatus pxc_compile(pxcCtx* c, pxModel** out) {
     sz.stat.meansize = 0.2;
     code = pxc_sizeMisc(c, &sz);
   }
-  if (code == PX_OK) code = countNames(k, &sz, &sz.nnames);
+  if (code == PX_OK) code = countNames(k, &sz);
   if (code == PX_OK) {
     m = px_makeModel(&sz);
     if (!m) code = noMem(k);
@@ -2466,7 +2549,7 @@ pxtStatus pxc_compile(pxcCtx* c, pxModel** out) {
     copyNames(k, m);
     fillTree(k, m);
     fillAssets(k, m);
-    code = checkSleep(k, m);
+    code = setSleep(k, m);
   }
   if (code == PX_OK) {
     if (s->settotalmass > 0) {
@@ -2483,6 +2566,7 @@ pxtStatus pxc_compile(pxcCtx* c, pxModel** out) {
   }
   if (code == PX_OK) {
     finalizeSimple(m);
+    code = pxc_compileSparse(c, &m);
   }
 
   // kinematics at qpos0: camera and light offsets, statistics, dof_length

@@ -5,18 +5,19 @@
 // mj_setConst derives for them without dynamics:
 //   eq_data of body connect/weld constraints  from body frames at qpos0 (set0);
 //   tendon_lengthspring when springlength is -1  tendon lengths at qpos_spring (setSpring),
-//                                                 spatial paths wrapped with mju_wrap's math;
-//   nJten, nJmom                                  CountNJten, CountNJmom.
+//                                                 spatial paths wrapped with mju_wrap's math.
+// The sparse structures and sizes (nC, nJten, nJmom, ten_J_*, tendon trees, actuator ids of
+// joints and tendons) are compile_sparse.c's.
 // Two passes: pxc_sizeMisc resolves what the sizes depend on (nuser_*, actuator activations,
 // sensor dimensions, custom data) before the model is allocated; pxc_fillMisc resolves names
 // against the model's name table and fills every X-macro array of these objects, checking in
 // MuJoCo's order and with MuJoCo's messages. Pairs and exclusions are sorted by body signature
 // as MuJoCo does; pxc_miscName uses the same order.
 //   reads:  c->spec, and in the fill pass m's body-tree arrays, names, qpos0 and qpos_spring
-//   writes: sizes nu, na, nout, ntendon, nwrap, nsensor, nsensordata, neq, nemax, npair,
-//           nexclude, nkey, nnumeric(data), ntext(data), ntuple(data), nuser_tendon/actuator/
-//           sensor; arrays tendon_*, wrap_*, actuator_*, sensor_*, eq_*, pair_*, exclude_*,
-//           key_*, numeric_*, text_*, tuple_*; m->nJten, m->nJmom
+//   writes: sizes nu, na, nout, ntendon, nwrap, nsensor, nsensordata, nhistory, neq, nemax,
+//           npair, nexclude, nkey, nnumeric(data), ntext(data), ntuple(data), nuser_tendon/
+//           actuator/sensor; arrays tendon_*, wrap_*, actuator_*, sensor_*, eq_*, pair_*,
+//           exclude_*, key_*, numeric_*, text_*, tuple_*
 // Values MuJoCo computes by running dynamics are not produced: the inputs that need them
 // (dampratio) are PX_ERR_UNSUPPORTED.
 #include <math.h>
@@ -111,10 +112,6 @@ static pxtStatus notFound(pxcCtx* c, const pxcSrc* src, const char* tag, const c
 }
 
 #define NOTFOUND(src, tag, ...) notFound(c, src, tag, __VA_ARGS__)
-
-static pxtStatus noMem(pxcCtx* c) {
-  return PX_FAIL(c->st, PX_ERR_NOMEM, "compile: out of memory");
-}
 
 //---------------------------------- small helpers -------------------------------------------------
 
@@ -280,6 +277,11 @@ static int nuserOf(int given, int longest) {
   return given == -1 ? longest : given;
 }
 
+// mjtNums of one history buffer: [user, cursor, times(n), values(n*dim)]; none without samples
+static int historyLen(int nsample, int dim) {
+  return nsample > 0 ? 2 + nsample + nsample * dim : 0;
+}
+
 // activation dimension of an actuator (mjCActuator::Compile), with its checks
 static pxtStatus actuatorDim(pxcCtx* c, const pxcActuator* a, int* actdim) {
   const char* tag = a->kind;
@@ -337,10 +339,6 @@ static pxtStatus actuatorUnsupported(pxcCtx* c, const pxcActuator* a) {
 // the unsupported-feature checks of every element, after all of MuJoCo's checks passed
 static pxtStatus unsupportedMisc(pxcCtx* c) {
   const pxcSpec* s = c->spec;
-  for (int i = 0; i < s->npair; i++) {
-    const pxcPair* p = s->pair + i;
-    if (p->adhesion != 0) return UNSUPPORTED(&p->src, "pair", "attribute 'adhesion' of a pair");
-  }
   for (int i = 0; i < s->nact; i++) TRY(actuatorUnsupported(c, s->act + i));
   for (int i = 0; i < s->nsensor; i++) {
     const pxcSensor* x = s->sensor + i;
@@ -485,6 +483,13 @@ pxtStatus pxc_sizeMisc(pxcCtx* c, pxModel* sz) {
     sz->nsensordata += sensorDim(s, se);
   }
 
+  // history buffers: actuators (one value per sample), then sensors
+  sz->nhistory = 0;
+  for (int i = 0; i < s->nact; i++) sz->nhistory += historyLen(s->act[i].nsample, 1);
+  for (int i = 0; i < s->nsensor; i++) {
+    sz->nhistory += historyLen(s->sensor[i].nsample, sensorDim(s, s->sensor + i));
+  }
+
   // keyframes (<size nkey> adds default keyframes) and custom data
   sz->nkey = nkeyOf(s);
   sz->nnumeric = customCount(s, "numeric");
@@ -565,6 +570,7 @@ static pxtStatus fillPairs(pxcCtx* c, pxModel* m) {
     memcpy(m->pair_solimp + 5 * r, p->solimp, 5 * sizeof(double));
     m->pair_margin[r] = p->margin;
     m->pair_gap[r] = p->gap;
+    m->pair_adhesion[r] = p->adhesion;
     memcpy(m->pair_friction + 5 * r, p->friction, 5 * sizeof(double));
   }
   for (int r = 0; r < s->nexclude; r++) {
@@ -1383,7 +1389,7 @@ static pxtStatus actuatorChecks(pxcCtx* c, const pxcActuator* a, int i, int limi
 
 static pxtStatus fillActuators(pxcCtx* c, pxModel* m) {
   const pxcSpec* s = c->spec;
-  int actadr = 0;
+  int actadr = 0, histadr = 0;
   for (int i = 0; i < s->nact; i++) {
     pxcActuator a = s->act[i];  // compiled copy (inheritrange sets ranges)
     const pxcSrc* src = &s->act[i].src;
@@ -1422,6 +1428,11 @@ static pxtStatus fillActuators(pxcCtx* c, pxModel* m) {
     m->actuator_biastype[i] = a.biastype;
     m->actuator_trnid[2 * i] = trnid[0];
     m->actuator_trnid[2 * i + 1] = trnid[1];
+    m->actuator_ctrladr[i] = i;  // one control and one force output each (the supported kinds)
+    m->actuator_ctrlnum[i] = 1;
+    m->actuator_ctrlspec[i] = 0;
+    m->actuator_outadr[i] = i;
+    m->actuator_outnum[i] = 1;
     m->actuator_actnum[i] = actdim;
     m->actuator_actadr[i] = actdim ? actadr : -1;
     actadr += actdim;
@@ -1433,6 +1444,11 @@ static pxtStatus fillActuators(pxcCtx* c, pxModel* m) {
     memcpy(m->actuator_gainprm + 10 * i, a.gainprm, 10 * sizeof(double));
     memcpy(m->actuator_biasprm + 10 * i, a.biasprm, 10 * sizeof(double));
     m->actuator_actearly[i] = (pxtBool)(a.actearly != 0);
+    m->actuator_history[2 * i] = a.nsample;
+    m->actuator_history[2 * i + 1] = a.interp;
+    m->actuator_historyadr[i] = a.nsample > 0 ? histadr : -1;
+    histadr += historyLen(a.nsample, 1);
+    m->actuator_delay[i] = a.delay;
     memcpy(m->actuator_ctrlrange + 2 * i, a.ctrlrange, 2 * sizeof(double));
     memcpy(m->actuator_forcerange + 2 * i, a.forcerange, 2 * sizeof(double));
     memcpy(m->actuator_actrange + 2 * i, a.actrange, 2 * sizeof(double));
@@ -1445,6 +1461,7 @@ static pxtStatus fillActuators(pxcCtx* c, pxModel* m) {
     for (int k = 0; k < m->nuser_actuator; k++) {
       m->actuator_user[m->nuser_actuator * i + k] = k < a.user.n ? a.user.v[k] : 0;
     }
+    m->actuator_plugin[i] = -1;
   }
   return PX_OK;
 }
@@ -1583,7 +1600,8 @@ static pxtStatus checkSensor(pxcCtx* c, const pxModel* m, const pxcSensor* se, i
 
 static pxtStatus fillSensors(pxcCtx* c, pxModel* m) {
   const pxcSpec* s = c->spec;
-  int adr = 0;
+  int adr = 0, histadr = 0;  // history buffers of sensors follow those of the actuators
+  for (int i = 0; i < s->nact; i++) histadr += historyLen(s->act[i].nsample, 1);
   for (int i = 0; i < s->nsensor; i++) {
     const pxcSensor* se = s->sensor + i;
     const pxcSrc* src = &se->src;
@@ -1655,9 +1673,16 @@ static pxtStatus fillSensors(pxcCtx* c, pxModel* m) {
     adr += dim;
     m->sensor_cutoff[i] = x.cutoff;
     m->sensor_noise[i] = x.noise;
+    m->sensor_history[2 * i] = x.nsample;
+    m->sensor_history[2 * i + 1] = x.interp;
+    m->sensor_historyadr[i] = x.nsample > 0 ? histadr : -1;
+    histadr += historyLen(x.nsample, dim);
+    m->sensor_delay[i] = x.delay;
+    memcpy(m->sensor_interval + 2 * i, x.interval, 2 * sizeof(double));
     for (int k = 0; k < m->nuser_sensor; k++) {
       m->sensor_user[m->nuser_sensor * i + k] = k < x.user.n ? x.user.v[k] : 0;
     }
+    m->sensor_plugin[i] = -1;
   }
   return PX_OK;
 }
@@ -1886,80 +1911,6 @@ static pxtStatus kinematicConstants(pxcCtx* c, pxModel* m) {
   return PX_OK;
 }
 
-// dofs a tendon's Jacobian touches (CountTendonDofs)
-static int tendonDofs(const pxModel* m, int id, char* used) {
-  int adr = m->tendon_adr[id], num = m->tendon_num[id];
-  if (m->wrap_type[adr] == PX_WRAP_JOINT) return num;
-  memset(used, 0, (size_t)m->nv);
-  for (int j = 0; j < num; j++) {
-    int type = m->wrap_type[adr + j], b = -1;
-    if (type == PX_WRAP_SITE) {
-      b = m->site_bodyid[m->wrap_objid[adr + j]];
-    } else if (type == PX_WRAP_SPHERE || type == PX_WRAP_CYLINDER) {
-      b = m->geom_bodyid[m->wrap_objid[adr + j]];
-    }
-    while (b > 0) {
-      for (int k = 0; k < m->body_dofnum[b]; k++) used[m->body_dofadr[b] + k] = 1;
-      b = m->body_parentid[b];
-    }
-  }
-  int count = 0;
-  for (int k = 0; k < m->nv; k++) count += used[k];
-  return count;
-}
-
-// length of the merged dof chains of two bodies (mj_mergeChain)
-static int mergeChain(const pxModel* m, int b1, int b2, int skipcommon) {
-  b1 = m->body_weldid[b1];
-  b2 = m->body_weldid[b2];
-  if (m->body_dofnum[b1] == 0 && m->body_dofnum[b2] == 0) return 0;
-  int da1 = m->body_dofadr[b1] + m->body_dofnum[b1] - 1;
-  int da2 = m->body_dofadr[b2] + m->body_dofnum[b2] - 1;
-  int n = 0;
-  while (da1 >= 0 || da2 >= 0) {
-    int da = da1 > da2 ? da1 : da2;
-    if (skipcommon && da1 == da && da2 == da) break;
-    if (da1 == da) da1 = m->dof_parentid[da1];
-    if (da2 == da) da2 = m->dof_parentid[da2];
-    n++;
-  }
-  return n;
-}
-
-// nJten and nJmom (CountNJten, CountNJmom)
-static pxtStatus sparseCounts(pxcCtx* c, pxModel* m) {
-  char* used = (char*)malloc((size_t)(m->nv ? m->nv : 1));
-  if (!used) return noMem(c);
-  m->nJten = 0;
-  for (int i = 0; i < m->ntendon; i++) m->nJten += tendonDofs(m, i, used);
-  m->nJmom = 0;
-  for (int i = 0; i < m->nu; i++) {
-    int id = m->actuator_trnid[2 * i], id1 = m->actuator_trnid[2 * i + 1];
-    switch (m->actuator_trntype[i]) {
-      case PX_TRN_JOINT:
-      case PX_TRN_JOINTINPARENT: {
-        static const int n[4] = {6, 3, 1, 1};
-        m->nJmom += n[m->jnt_type[id]];
-        break;
-      }
-      case PX_TRN_SLIDERCRANK:
-        m->nJmom += mergeChain(m, m->site_bodyid[id], m->site_bodyid[id1], 0);
-        break;
-      case PX_TRN_TENDON:
-        m->nJmom += tendonDofs(m, id, used);
-        break;
-      case PX_TRN_SITE:
-        m->nJmom += mergeChain(m, m->site_bodyid[id], id1 >= 0 ? m->site_bodyid[id1] : 0, 1);
-        break;
-      default:  // body
-        m->nJmom += m->nv;
-        break;
-    }
-  }
-  free(used);
-  return PX_OK;
-}
-
 //---------------------------------- entry point ---------------------------------------------------
 
 pxtStatus pxc_fillMisc(pxcCtx* c, pxModel* m) {
@@ -1972,6 +1923,5 @@ pxtStatus pxc_fillMisc(pxcCtx* c, pxModel* m) {
   TRY(fillCustom(c, m));
   TRY(fillKeys(c, m));
   TRY(unsupportedMisc(c));
-  TRY(kinematicConstants(c, m));
-  return sparseCounts(c, m);
+  return kinematicConstants(c, m);
 }

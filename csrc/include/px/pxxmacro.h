@@ -17,8 +17,8 @@
   X(nexclude) X(neq) X(ntendon) X(nwrap) X(nsensor) X(nnumeric) X(nnumericdata) X(ntext) \
   X(ntextdata) X(ntuple) X(ntupledata) X(nkey) X(nmocap) X(nuser_body) X(nuser_jnt) \
   X(nuser_geom) X(nuser_site) X(nuser_cam) X(nuser_tendon) X(nuser_actuator) X(nuser_sensor) \
-  X(nnames) X(npaths) X(nsensordata) X(nM) X(nD) X(nB) X(ntree) X(nJten) X(nJmom) \
-  X(nconmax) X(njmax) X(nemax) X(nout)
+  X(nnames) X(npaths) X(nsensordata) X(nM) X(nD) X(nB) X(nC) X(ntree) X(nJten) X(nJmom) \
+  X(nconmax) X(njmax) X(nemax) X(nout) X(nnames_map) X(ngravcomp) X(nhistory)
 
 // a model size inside an ncol expression
 #define MSZ(size) (m->size)
@@ -54,11 +54,13 @@
   X(int,     body_contype,         nbody,       1) \
   X(int,     body_conaffinity,     nbody,       1) \
   X(pxtNum,  body_user,            nbody,       MSZ(nuser_body)) \
+  X(int,     body_plugin,          nbody,       1) \
   /* joints */ \
   X(int,     jnt_type,             njnt,        1) \
   X(int,     jnt_qposadr,          njnt,        1) \
   X(int,     jnt_dofadr,           njnt,        1) \
   X(int,     jnt_bodyid,           njnt,        1) \
+  X(int,     jnt_actuatorid,       njnt,        1) \
   X(int,     jnt_group,            njnt,        1) \
   X(pxtBool, jnt_limited,          njnt,        1) \
   X(pxtBool, jnt_actfrclimited,    njnt,        1) \
@@ -92,6 +94,7 @@
   X(int,     tree_bodynum,         ntree,       1) \
   X(int,     tree_dofadr,          ntree,       1) \
   X(int,     tree_dofnum,          ntree,       1) \
+  X(int,     tree_sleep_policy,    ntree,       1) \
   /* geoms */ \
   X(int,     geom_type,            ngeom,       1) \
   X(int,     geom_contype,         ngeom,       1) \
@@ -166,6 +169,7 @@
   X(pxtNum,  light_dir0,           nlight,      3) \
   X(float,   light_attenuation,    nlight,      3) \
   X(float,   light_cutoff,         nlight,      1) \
+  X(float,   light_softness,       nlight,      1) \
   X(float,   light_exponent,       nlight,      1) \
   X(float,   light_ambient,        nlight,      3) \
   X(float,   light_diffuse,        nlight,      3) \
@@ -176,9 +180,11 @@
   X(int,     mesh_faceadr,         nmesh,       1) \
   X(int,     mesh_facenum,         nmesh,       1) \
   X(int,     mesh_graphadr,        nmesh,       1) \
+  X(int,     mesh_extrema,         nmesh,       27) \
   X(pxtNum,  mesh_scale,           nmesh,       3) \
   X(pxtNum,  mesh_pos,             nmesh,       3) \
   X(pxtNum,  mesh_quat,            nmesh,       4) \
+  X(int,     mesh_pathadr,         nmesh,       1) \
   X(float,   mesh_vert,            nmeshvert,   3) \
   X(int,     mesh_face,            nmeshface,   3) \
   X(int,     mesh_graph,           nmeshgraph,  1) \
@@ -188,6 +194,9 @@
   X(int,     hfield_ncol,          nhfield,     1) \
   X(int,     hfield_adr,           nhfield,     1) \
   X(float,   hfield_data,          nhfielddata, 1) \
+  X(int,     hfield_pathadr,       nhfield,     1) \
+  /* textures */ \
+  X(int,     tex_pathadr,          ntex,        1) \
   /* materials */ \
   X(int,     mat_texid,            nmat,        10) \
   X(pxtBool, mat_texuniform,       nmat,        1) \
@@ -209,6 +218,7 @@
   X(pxtNum,  pair_solimp,          npair,       5) \
   X(pxtNum,  pair_margin,          npair,       1) \
   X(pxtNum,  pair_gap,             npair,       1) \
+  X(pxtNum,  pair_adhesion,        npair,       1) \
   X(pxtNum,  pair_friction,        npair,       5) \
   /* excluded body pairs */ \
   X(int,     exclude_signature,    nexclude,    1) \
@@ -225,7 +235,13 @@
   X(int,     tendon_adr,           ntendon,     1) \
   X(int,     tendon_num,           ntendon,     1) \
   X(int,     tendon_matid,         ntendon,     1) \
+  X(int,     tendon_actuatorid,    ntendon,     1) \
   X(int,     tendon_group,         ntendon,     1) \
+  X(int,     tendon_treenum,       ntendon,     1) \
+  X(int,     tendon_treeid,        ntendon,     2) \
+  X(int,     ten_J_rownnz,         ntendon,     1) \
+  X(int,     ten_J_rowadr,         ntendon,     1) \
+  X(int,     ten_J_colind,         nJten,       1) \
   X(pxtBool, tendon_limited,       ntendon,     1) \
   X(pxtBool, tendon_actfrclimited, ntendon,     1) \
   X(pxtNum,  tendon_width,         ntendon,     1) \
@@ -254,6 +270,11 @@
   X(int,     actuator_dyntype,     nu,          1) \
   X(int,     actuator_gaintype,    nu,          1) \
   X(int,     actuator_biastype,    nu,          1) \
+  X(int,     actuator_ctrladr,     nu,          1) \
+  X(int,     actuator_ctrlnum,     nu,          1) \
+  X(int,     actuator_ctrlspec,    nu,          1) \
+  X(int,     actuator_outadr,      nu,          1) \
+  X(int,     actuator_outnum,      nu,          1) \
   X(int,     actuator_trnid,       nu,          2) \
   X(int,     actuator_actadr,      nu,          1) \
   X(int,     actuator_actnum,      nu,          1) \
@@ -265,6 +286,9 @@
   X(pxtNum,  actuator_gainprm,     nu,          10) \
   X(pxtNum,  actuator_biasprm,     nu,          10) \
   X(pxtBool, actuator_actearly,    nu,          1) \
+  X(int,     actuator_history,     nu,          2) \
+  X(int,     actuator_historyadr,  nu,          1) \
+  X(pxtNum,  actuator_delay,       nu,          1) \
   X(pxtNum,  actuator_ctrlrange,   nu,          2) \
   X(pxtNum,  actuator_forcerange,  nu,          2) \
   X(pxtNum,  actuator_actrange,    nu,          2) \
@@ -274,6 +298,7 @@
   X(pxtNum,  actuator_dampingpoly, nu,          2) \
   X(pxtNum,  actuator_armature,    nu,          1) \
   X(pxtNum,  actuator_user,        nu,          MSZ(nuser_actuator)) \
+  X(int,     actuator_plugin,      nu,          1) \
   /* sensors */ \
   X(int,     sensor_type,          nsensor,     1) \
   X(int,     sensor_datatype,      nsensor,     1) \
@@ -287,7 +312,12 @@
   X(int,     sensor_adr,           nsensor,     1) \
   X(pxtNum,  sensor_cutoff,        nsensor,     1) \
   X(pxtNum,  sensor_noise,         nsensor,     1) \
+  X(int,     sensor_history,       nsensor,     2) \
+  X(int,     sensor_historyadr,    nsensor,     1) \
+  X(pxtNum,  sensor_delay,         nsensor,     1) \
+  X(pxtNum,  sensor_interval,      nsensor,     2) \
   X(pxtNum,  sensor_user,          nsensor,     MSZ(nuser_sensor)) \
+  X(int,     sensor_plugin,        nsensor,     1) \
   /* custom numeric, text and tuple fields */ \
   X(int,     numeric_adr,          nnumeric,    1) \
   X(int,     numeric_size,         nnumeric,    1) \
@@ -329,7 +359,24 @@
   X(int,     name_textadr,         ntext,       1) \
   X(int,     name_tupleadr,        ntuple,      1) \
   X(int,     name_keyadr,          nkey,        1) \
-  X(char,    names,                nnames,      1)
+  X(char,    names,                nnames,      1) \
+  X(int,     names_map,            nnames_map,  1) \
+  /* paths of asset files */ \
+  X(char,    paths,                npaths,      1) \
+  /* sparse structures: body-dof (B), reduced inertia (M, lower), full inertia (D, symmetric) */ \
+  X(int,     B_rownnz,             nbody,       1) \
+  X(int,     B_rowadr,             nbody,       1) \
+  X(int,     B_colind,             nB,          1) \
+  X(int,     M_rownnz,             nv,          1) \
+  X(int,     M_rowadr,             nv,          1) \
+  X(int,     M_colind,             nC,          1) \
+  X(int,     mapM2M,               nC,          1) \
+  X(int,     D_rownnz,             nv,          1) \
+  X(int,     D_rowadr,             nv,          1) \
+  X(int,     D_diag,               nv,          1) \
+  X(int,     D_colind,             nD,          1) \
+  X(int,     mapM2D,               nD,          1) \
+  X(int,     mapD2M,               nC,          1)
 
 // per-world data arrays (each one contiguous (nworld, nrow*ncol) block in batch storage)
 #define PX_DATA_FIELDS(X) \
