@@ -15,13 +15,14 @@ static size_t alignUp(size_t n) {
   return (n + PX_ALIGN - 1) & ~(size_t)(PX_ALIGN - 1);
 }
 
-// bytes of the model buffer, and pointer setup when buf is not NULL
+// bytes of the model buffer, and pointer setup when buf is not NULL (empty arrays get a valid
+// pointer too, so that `array + 0` is never arithmetic on NULL)
 static size_t modelLayout(pxModel* m, char* buf) {
   size_t off = 0;
 #define X(type, name, nrow, ncol)                                 \
   {                                                               \
     size_t n_ = (size_t)m->nrow * (size_t)(ncol);                 \
-    if (buf) m->name = n_ ? (type*)(void*)(buf + off) : (type*)0; \
+    if (buf) m->name = (type*)(void*)(buf + off);                 \
     off += alignUp(n_ * sizeof(type));                            \
   }
   PX_MODEL_FIELDS(X)
@@ -67,7 +68,13 @@ void px_defaultOption(pxOption* opt) {
   opt->sdf_iterations = 10;
 }
 
+size_t px_modelBytes(const pxModel* sizes) {
+  pxModel tmp = *sizes;
+  return modelLayout(&tmp, NULL);
+}
+
 pxModel* px_makeModel(const pxModel* sizes) {
+  if (px_modelBytes(sizes) > PX_MAX_MODEL_BYTES) return NULL;
   pxModel* m = (pxModel*)calloc(1, sizeof(pxModel));
   if (!m) return NULL;
 #define X(name) m->name = sizes->name;

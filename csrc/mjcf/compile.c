@@ -2539,6 +2539,12 @@ pxtStatus pxc_compile(pxcCtx* c, pxModel** out) {
     code = pxc_sizeMisc(c, &sz);
   }
   if (code == PX_OK) code = countNames(k, &sz);
+  if (code == PX_OK && px_modelBytes(&sz) > PX_MAX_MODEL_BYTES) {
+    code = PX_FAIL(c->st, PX_ERR_NOMEM,
+                   "the compiled model would need %zu bytes, more than phalanx's limit of %zu "
+                   "(look at <size nuser_*> and the asset sizes)",
+                   px_modelBytes(&sz), PX_MAX_MODEL_BYTES);
+  }
   if (code == PX_OK) {
     m = px_makeModel(&sz);
     if (!m) code = noMem(k);

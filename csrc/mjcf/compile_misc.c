@@ -31,6 +31,8 @@
 #include "px/pxdata.h"
 #include "px/pxmodel.h"
 
+#define PXC_MAX_SENSORDATA (1 << 28)  // values in sensordata
+
 #define TRY(x)                  \
   do {                          \
     pxtStatus s_ = (x);         \
@@ -278,8 +280,12 @@ static int nuserOf(int given, int longest) {
 }
 
 // mjtNums of one history buffer: [user, cursor, times(n), values(n*dim)]; none without samples
+// history buffer length; history itself is rejected as unsupported after MuJoCo's checks, so
+// an absurd length only needs to stay defined (clamped, no signed overflow)
 static int historyLen(int nsample, int dim) {
-  return nsample > 0 ? 2 + nsample + nsample * dim : 0;
+  if (nsample <= 0) return 0;
+  long long n = 2 + (long long)nsample + (long long)nsample * dim;
+  return n > (1 << 30) ? (1 << 30) : (int)n;
 }
 
 // activation dimension of an actuator (mjCActuator::Compile), with its checks
@@ -480,15 +486,21 @@ pxtStatus pxc_sizeMisc(pxcCtx* c, pxModel* sz) {
     if (se->type == SENS_USER && se->dim < 0) {
       return ERR(&se->src, se->tag, "sensor dim must be non-negative in sensor");
     }
-    sz->nsensordata += sensorDim(s, se);
+    int dim = sensorDim(s, se);
+    if ((long long)sz->nsensordata + dim > PXC_MAX_SENSORDATA) {
+      return ERR(&se->src, se->tag, "sensor data exceeds phalanx's limit of %d values",
+                 PXC_MAX_SENSORDATA);
+    }
+    sz->nsensordata += dim;
   }
 
   // history buffers: actuators (one value per sample), then sensors
-  sz->nhistory = 0;
-  for (int i = 0; i < s->nact; i++) sz->nhistory += historyLen(s->act[i].nsample, 1);
+  long long nhistory = 0;
+  for (int i = 0; i < s->nact; i++) nhistory += historyLen(s->act[i].nsample, 1);
   for (int i = 0; i < s->nsensor; i++) {
-    sz->nhistory += historyLen(s->sensor[i].nsample, sensorDim(s, s->sensor + i));
+    nhistory += historyLen(s->sensor[i].nsample, sensorDim(s, s->sensor + i));
   }
+  sz->nhistory = nhistory > (1 << 30) ? (1 << 30) : (int)nhistory;
 
   // keyframes (<size nkey> adds default keyframes) and custom data
   sz->nkey = nkeyOf(s);

@@ -316,11 +316,12 @@ static pxtStatus readMesh(pxcCtx* c, pxcNode* n, pxcMeshSpec* m, int isdefault) 
         return PX_FAIL(c->st, PX_ERR_NOMEM, "out of memory");
       }
       for (int i = 0; i < nface; i++) {
-        if (face[i] != (int)face[i]) {
+        double f = face[i];
+        if (!(f >= -2147483648.0 && f <= 2147483647.0) || f != (int)f) {
           free(face);
-          return pxc_error(c, n, "attribute 'face': %g is not an integer", face[i]);
+          return pxc_error(c, n, "attribute 'face': %g is not an integer vertex index", f);
         }
-        m->face[i] = (int)face[i];
+        m->face[i] = (int)f;
       }
       m->nface = nface;
       free(face);
@@ -621,6 +622,10 @@ static pxtStatus parseSize(pxcCtx* c, pxcNode* n) {
   READ(pxc_readInt(c, n, "njmax", &s->njmax));
   READ(pxc_readInt(c, n, "nconmax", &s->nconmax));
   READ(pxc_readInt(c, n, "nkey", &s->sizekey));
+  if (s->sizekey > PXC_MAX_ELEMENTS) {
+    return pxc_error(c, n, "attribute 'nkey': %d keyframes exceed phalanx's limit of %d",
+                     s->sizekey, PXC_MAX_ELEMENTS);
+  }
   struct {
     const char* name;
     int* dst;

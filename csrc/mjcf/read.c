@@ -25,6 +25,11 @@ pxtStatus pxc_error(pxcCtx* c, pxcNode* n, const char* fmt, ...) {
 }
 
 int pxc_grow(pxcCtx* c, void** list, int* n, int* cap, size_t size) {
+  if (*n >= PXC_MAX_ELEMENTS) {
+    PX_FAIL(c->st, PX_ERR_MJCF, "more than %d elements of one kind (replicated or not)",
+            PXC_MAX_ELEMENTS);
+    return -1;
+  }
   if (*n == *cap) {
     int ncap = *cap ? 2 * *cap : 8;
     void* p = realloc(*list, size * (size_t)ncap);

@@ -9,6 +9,7 @@
 #include "px/pxstatus.h"
 #include "mjcf/xml.h"
 
+#define PXC_MAX_ELEMENTS (1 << 20)  // elements of one kind in a model (bodies, geoms, keys, ...)
 #define PXC_NAME 128  // longest name (MuJoCo's limit is larger; longer names are errors)
 
 #define PXC_MAXUSER 64  // user values per element

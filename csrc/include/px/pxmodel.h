@@ -69,7 +69,14 @@ typedef struct pxModel_ {
   void* buffer;  // 64-byte aligned block holding every array
 } pxModel;
 
-// Allocate a model with the sizes already set in *sizes (arrays zeroed); NULL on failure.
+// Largest model buffer phalanx allocates (1 GiB).
+#define PX_MAX_MODEL_BYTES ((size_t)1 << 30)
+
+// Bytes of the array buffer of a model with these sizes.
+size_t px_modelBytes(const pxModel* sizes);
+
+// Allocate a model with the sizes already set in *sizes (arrays zeroed); NULL on failure or
+// when the buffer would exceed PX_MAX_MODEL_BYTES.
 pxModel* px_makeModel(const pxModel* sizes);
 
 // Free a model (NULL is fine).
