@@ -831,10 +831,8 @@ static void applyFrame(const frameTf* f, double* pos, double* quat) {
 
 // place a geom or site: fold the frame into pos and quat, except for fromto elements, whose
 // segment is converted first (by the compiler) and the frame applied after, as MuJoCo does
-static pxtStatus placeFromto(pxcCtx* c, pxcNode* n, const frameTf* f, int hasfromto, double* pos,
-                             double* quat, double* framepos, double* framequat) {
-  (void)c;
-  (void)n;
+static void placeFromto(const frameTf* f, int hasfromto, double* pos, double* quat,
+                        double* framepos, double* framequat) {
   framepos[0] = framepos[1] = framepos[2] = 0;
   framequat[0] = 1;
   framequat[1] = framequat[2] = framequat[3] = 0;
@@ -844,7 +842,6 @@ static pxtStatus placeFromto(pxcCtx* c, pxcNode* n, const frameTf* f, int hasfro
     memcpy(framepos, f->pos, 3 * sizeof(double));
     memcpy(framequat, f->quat, 4 * sizeof(double));
   }
-  return PX_OK;
 }
 
 static pxtStatus parseChildren(pxcCtx* c, pxcNode* n, int body, int childclass,
@@ -1052,7 +1049,7 @@ static pxtStatus parseChildren(pxcCtx* c, pxcNode* n, int body, int childclass,
       g->src.line = ch->line;
       g->body = body;
       TRY(suffixName(c, ch, g->name));
-      TRY(placeFromto(c, ch, frame, g->hasfromto, g->pos, g->quat, g->framepos, g->framequat));
+      placeFromto(frame, g->hasfromto, g->pos, g->quat, g->framepos, g->framequat);
       if (ch->nchild) return unsupported(c, ch->child[0], "geom plugins");
       TRY(pxc_checkUnused(c, ch));
     } else if (!strcmp(e, "site")) {
@@ -1066,7 +1063,7 @@ static pxtStatus parseChildren(pxcCtx* c, pxcNode* n, int body, int childclass,
       st->src.line = ch->line;
       st->body = body;
       TRY(suffixName(c, ch, st->name));
-      TRY(placeFromto(c, ch, frame, st->hasfromto, st->pos, st->quat, st->framepos, st->framequat));
+      placeFromto(frame, st->hasfromto, st->pos, st->quat, st->framepos, st->framequat);
       TRY(pxc_checkUnused(c, ch));
     } else if (!strcmp(e, "camera")) {
       READ(elementClass(c, ch, childclass, &cls));

@@ -242,11 +242,6 @@ int pxc_readList(pxcCtx* c, pxcNode* n, const char* attr, double** out, int* cou
 
 int pxc_readUser(pxcCtx* c, pxcNode* n, pxcUser* user) {
   int k = 0;
-  const char* v = pxc_xmlAttr(n, "user");
-  if (!v) return 0;
-  for (int i = 0; i < n->nattr; i++) {
-    if (!strcmp(n->attr[i].name, "user")) n->attr[i].used = 0;
-  }
   int r = pxc_readNums(c, n, "user", 0, PXC_MAXUSER, user->v, &k);
   if (r == 1) user->n = k;
   return r;
