@@ -77,6 +77,7 @@ bench: build
 
 lint: setup
 	@clang-format --dry-run --Werror $$(find csrc tests/c -name '*.c' -o -name '*.h' | grep -v spirv/)
+	@bash scripts/check_kern_glsl.sh >/dev/null
 
 format: setup
 	@clang-format -i $$(find csrc tests/c -name '*.c' -o -name '*.h' | grep -v spirv/)

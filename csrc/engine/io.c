@@ -19,11 +19,11 @@ static size_t alignUp(size_t n) {
 // pointer too, so that `array + 0` is never arithmetic on NULL)
 static size_t modelLayout(pxModel* m, char* buf) {
   size_t off = 0;
-#define X(type, name, nrow, ncol)                                 \
-  {                                                               \
-    size_t n_ = (size_t)m->nrow * (size_t)(ncol);                 \
-    if (buf) m->name = (type*)(void*)(buf + off);                 \
-    off += alignUp(n_ * sizeof(type));                            \
+#define X(type, name, nrow, ncol)                 \
+  {                                               \
+    size_t n_ = (size_t)m->nrow * (size_t)(ncol); \
+    if (buf) m->name = (type*)(void*)(buf + off); \
+    off += alignUp(n_ * sizeof(type));            \
   }
   PX_MODEL_FIELDS(X)
 #undef X
