@@ -43,24 +43,6 @@ static const double kMinVal = 1e-15;  // mjMINVAL
 static const double kEps = 1e-14;     // mjEPS of the compiler
 static const double kPi = 3.14159265358979323846;
 
-// mjtSensor values of MuJoCo 3.12
-// clang-format off
-enum {
-  SENS_TOUCH = 0, SENS_ACCELEROMETER, SENS_VELOCIMETER, SENS_GYRO, SENS_FORCE, SENS_TORQUE,
-  SENS_MAGNETOMETER, SENS_RANGEFINDER, SENS_CAMPROJECTION, SENS_JOINTPOS, SENS_JOINTVEL,
-  SENS_TENDONPOS, SENS_TENDONVEL, SENS_ACTUATORPOS, SENS_ACTUATORVEL, SENS_ACTUATORFRC,
-  SENS_JOINTACTFRC, SENS_TENDONACTFRC, SENS_BALLQUAT, SENS_BALLANGVEL, SENS_JOINTLIMITPOS,
-  SENS_JOINTLIMITVEL, SENS_JOINTLIMITFRC, SENS_TENDONLIMITPOS, SENS_TENDONLIMITVEL,
-  SENS_TENDONLIMITFRC, SENS_FRAMEPOS, SENS_FRAMEQUAT, SENS_FRAMEXAXIS, SENS_FRAMEYAXIS,
-  SENS_FRAMEZAXIS, SENS_FRAMELINVEL, SENS_FRAMEANGVEL, SENS_FRAMELINACC, SENS_FRAMEANGACC,
-  SENS_SUBTREECOM, SENS_SUBTREELINVEL, SENS_SUBTREEANGMOM, SENS_INSIDESITE, SENS_GEOMDIST,
-  SENS_GEOMNORMAL, SENS_GEOMFROMTO, SENS_CONTACT, SENS_E_POTENTIAL, SENS_E_KINETIC, SENS_CLOCK,
-  SENS_TACTILE, SENS_PLUGIN, SENS_USER
-};
-// clang-format on
-enum { STAGE_NONE = 0, STAGE_POS, STAGE_VEL, STAGE_ACC };
-enum { DATATYPE_REAL = 0, DATATYPE_POSITIVE, DATATYPE_AXIS, DATATYPE_QUATERNION };
-
 // sizes of the contact (mjCONDATA_SIZE) and rangefinder (mjRAYDATA_SIZE) data fields
 static const int kConDataSize[7] = {1, 3, 3, 1, 3, 3, 3};
 static const int kRayDataSize[6] = {1, 3, 3, 3, 3, 1};
@@ -363,68 +345,68 @@ typedef struct {
 } sensorInfo;
 
 // clang-format off
-static const sensorInfo kSensorInfo[SENS_USER + 1] = {
-  {DATATYPE_POSITIVE,         STAGE_ACC,   1},  // touch
-  {DATATYPE_REAL,             STAGE_ACC,   3},  // accelerometer
-  {DATATYPE_REAL,             STAGE_VEL,   3},  // velocimeter
-  {DATATYPE_REAL,             STAGE_VEL,   3},  // gyro
-  {DATATYPE_REAL,             STAGE_ACC,   3},  // force
-  {DATATYPE_REAL,             STAGE_ACC,   3},  // torque
-  {DATATYPE_REAL,             STAGE_POS,   3},  // magnetometer
-  {DATATYPE_REAL,             STAGE_POS,  -1},  // rangefinder
-  {DATATYPE_REAL,             STAGE_POS,   2},  // camprojection
-  {DATATYPE_REAL,             STAGE_POS,   1},  // jointpos
-  {DATATYPE_REAL,             STAGE_VEL,   1},  // jointvel
-  {DATATYPE_REAL,             STAGE_POS,   1},  // tendonpos
-  {DATATYPE_REAL,             STAGE_VEL,   1},  // tendonvel
-  {DATATYPE_REAL,             STAGE_POS,   1},  // actuatorpos
-  {DATATYPE_REAL,             STAGE_VEL,   1},  // actuatorvel
-  {DATATYPE_REAL,             STAGE_ACC,   1},  // actuatorfrc
-  {DATATYPE_REAL,             STAGE_ACC,   1},  // jointactuatorfrc
-  {DATATYPE_REAL,             STAGE_ACC,   1},  // tendonactuatorfrc
-  {DATATYPE_QUATERNION,       STAGE_POS,   4},  // ballquat
-  {DATATYPE_REAL,             STAGE_VEL,   3},  // ballangvel
-  {DATATYPE_REAL,             STAGE_POS,   1},  // jointlimitpos
-  {DATATYPE_REAL,             STAGE_VEL,   1},  // jointlimitvel
-  {DATATYPE_REAL,             STAGE_ACC,   1},  // jointlimitfrc
-  {DATATYPE_REAL,             STAGE_POS,   1},  // tendonlimitpos
-  {DATATYPE_REAL,             STAGE_VEL,   1},  // tendonlimitvel
-  {DATATYPE_REAL,             STAGE_ACC,   1},  // tendonlimitfrc
-  {DATATYPE_REAL,             STAGE_POS,   3},  // framepos
-  {DATATYPE_QUATERNION,       STAGE_POS,   4},  // framequat
-  {DATATYPE_AXIS,             STAGE_POS,   3},  // framexaxis
-  {DATATYPE_AXIS,             STAGE_POS,   3},  // frameyaxis
-  {DATATYPE_AXIS,             STAGE_POS,   3},  // framezaxis
-  {DATATYPE_REAL,             STAGE_VEL,   3},  // framelinvel
-  {DATATYPE_REAL,             STAGE_VEL,   3},  // frameangvel
-  {DATATYPE_REAL,             STAGE_ACC,   3},  // framelinacc
-  {DATATYPE_REAL,             STAGE_ACC,   3},  // frameangacc
-  {DATATYPE_REAL,             STAGE_POS,   3},  // subtreecom
-  {DATATYPE_REAL,             STAGE_VEL,   3},  // subtreelinvel
-  {DATATYPE_REAL,             STAGE_VEL,   3},  // subtreeangmom
-  {DATATYPE_POSITIVE,         STAGE_POS,   1},  // insidesite
-  {DATATYPE_REAL,             STAGE_POS,   1},  // distance
-  {DATATYPE_AXIS,             STAGE_POS,   3},  // normal
-  {DATATYPE_REAL,             STAGE_POS,   6},  // fromto
-  {DATATYPE_REAL,             STAGE_ACC,  -1},  // contact
-  {DATATYPE_REAL,             STAGE_POS,   1},  // e_potential
-  {DATATYPE_REAL,             STAGE_POS,   1},  // e_kinetic
-  {DATATYPE_REAL,             STAGE_POS,   1},  // clock
-  {DATATYPE_REAL,             STAGE_ACC,  -1},  // tactile
-  {DATATYPE_REAL,             STAGE_POS,   0},  // plugin
-  {DATATYPE_REAL,             STAGE_POS,  -1},  // user
+static const sensorInfo kSensorInfo[PX_SENS_USER + 1] = {
+  {PX_DATATYPE_POSITIVE,         PX_STAGE_ACC,   1},  // touch
+  {PX_DATATYPE_REAL,             PX_STAGE_ACC,   3},  // accelerometer
+  {PX_DATATYPE_REAL,             PX_STAGE_VEL,   3},  // velocimeter
+  {PX_DATATYPE_REAL,             PX_STAGE_VEL,   3},  // gyro
+  {PX_DATATYPE_REAL,             PX_STAGE_ACC,   3},  // force
+  {PX_DATATYPE_REAL,             PX_STAGE_ACC,   3},  // torque
+  {PX_DATATYPE_REAL,             PX_STAGE_POS,   3},  // magnetometer
+  {PX_DATATYPE_REAL,             PX_STAGE_POS,  -1},  // rangefinder
+  {PX_DATATYPE_REAL,             PX_STAGE_POS,   2},  // camprojection
+  {PX_DATATYPE_REAL,             PX_STAGE_POS,   1},  // jointpos
+  {PX_DATATYPE_REAL,             PX_STAGE_VEL,   1},  // jointvel
+  {PX_DATATYPE_REAL,             PX_STAGE_POS,   1},  // tendonpos
+  {PX_DATATYPE_REAL,             PX_STAGE_VEL,   1},  // tendonvel
+  {PX_DATATYPE_REAL,             PX_STAGE_POS,   1},  // actuatorpos
+  {PX_DATATYPE_REAL,             PX_STAGE_VEL,   1},  // actuatorvel
+  {PX_DATATYPE_REAL,             PX_STAGE_ACC,   1},  // actuatorfrc
+  {PX_DATATYPE_REAL,             PX_STAGE_ACC,   1},  // jointactuatorfrc
+  {PX_DATATYPE_REAL,             PX_STAGE_ACC,   1},  // tendonactuatorfrc
+  {PX_DATATYPE_QUATERNION,       PX_STAGE_POS,   4},  // ballquat
+  {PX_DATATYPE_REAL,             PX_STAGE_VEL,   3},  // ballangvel
+  {PX_DATATYPE_REAL,             PX_STAGE_POS,   1},  // jointlimitpos
+  {PX_DATATYPE_REAL,             PX_STAGE_VEL,   1},  // jointlimitvel
+  {PX_DATATYPE_REAL,             PX_STAGE_ACC,   1},  // jointlimitfrc
+  {PX_DATATYPE_REAL,             PX_STAGE_POS,   1},  // tendonlimitpos
+  {PX_DATATYPE_REAL,             PX_STAGE_VEL,   1},  // tendonlimitvel
+  {PX_DATATYPE_REAL,             PX_STAGE_ACC,   1},  // tendonlimitfrc
+  {PX_DATATYPE_REAL,             PX_STAGE_POS,   3},  // framepos
+  {PX_DATATYPE_QUATERNION,       PX_STAGE_POS,   4},  // framequat
+  {PX_DATATYPE_AXIS,             PX_STAGE_POS,   3},  // framexaxis
+  {PX_DATATYPE_AXIS,             PX_STAGE_POS,   3},  // frameyaxis
+  {PX_DATATYPE_AXIS,             PX_STAGE_POS,   3},  // framezaxis
+  {PX_DATATYPE_REAL,             PX_STAGE_VEL,   3},  // framelinvel
+  {PX_DATATYPE_REAL,             PX_STAGE_VEL,   3},  // frameangvel
+  {PX_DATATYPE_REAL,             PX_STAGE_ACC,   3},  // framelinacc
+  {PX_DATATYPE_REAL,             PX_STAGE_ACC,   3},  // frameangacc
+  {PX_DATATYPE_REAL,             PX_STAGE_POS,   3},  // subtreecom
+  {PX_DATATYPE_REAL,             PX_STAGE_VEL,   3},  // subtreelinvel
+  {PX_DATATYPE_REAL,             PX_STAGE_VEL,   3},  // subtreeangmom
+  {PX_DATATYPE_POSITIVE,         PX_STAGE_POS,   1},  // insidesite
+  {PX_DATATYPE_REAL,             PX_STAGE_POS,   1},  // distance
+  {PX_DATATYPE_AXIS,             PX_STAGE_POS,   3},  // normal
+  {PX_DATATYPE_REAL,             PX_STAGE_POS,   6},  // fromto
+  {PX_DATATYPE_REAL,             PX_STAGE_ACC,  -1},  // contact
+  {PX_DATATYPE_REAL,             PX_STAGE_POS,   1},  // e_potential
+  {PX_DATATYPE_REAL,             PX_STAGE_POS,   1},  // e_kinetic
+  {PX_DATATYPE_REAL,             PX_STAGE_POS,   1},  // clock
+  {PX_DATATYPE_REAL,             PX_STAGE_ACC,  -1},  // tactile
+  {PX_DATATYPE_REAL,             PX_STAGE_POS,   0},  // plugin
+  {PX_DATATYPE_REAL,             PX_STAGE_POS,  -1},  // user
 };
 // clang-format on
 
 // sensor dimension (mjs_sensorDim); cameras of rangefinders are looked up in the spec
 static int sensorDim(const pxcSpec* s, const pxcSensor* se) {
   switch (se->type) {
-    case SENS_CONTACT: {
+    case PX_SENS_CONTACT: {
       int size = 0;
       for (int i = 0; i < 7; i++) size += (se->intprm[0] >> i & 1) * kConDataSize[i];
       return se->intprm[2] * size;
     }
-    case SENS_RANGEFINDER: {
+    case PX_SENS_RANGEFINDER: {
       int size = 0;
       for (int i = 0; i < 6; i++) size += (se->intprm[0] >> i & 1) * kRayDataSize[i];
       int nray = 1;
@@ -437,10 +419,10 @@ static int sensorDim(const pxcSpec* s, const pxcSensor* se) {
       }
       return size * nray;
     }
-    case SENS_USER:
+    case PX_SENS_USER:
       return se->dim;
     default:  // actuator sensors: one value per force output, here 1
-      return se->type >= 0 && se->type <= SENS_USER ? kSensorInfo[se->type].dim : 0;
+      return se->type >= 0 && se->type <= PX_SENS_USER ? kSensorInfo[se->type].dim : 0;
   }
 }
 
@@ -483,7 +465,7 @@ pxtStatus pxc_sizeMisc(pxcCtx* c, pxModel* sz) {
   sz->nsensordata = 0;
   for (int i = 0; i < s->nsensor; i++) {
     const pxcSensor* se = s->sensor + i;
-    if (se->type == SENS_USER && se->dim < 0) {
+    if (se->type == PX_SENS_USER && se->dim < 0) {
       return ERR(&se->src, se->tag, "sensor dim must be non-negative in sensor");
     }
     int dim = sensorDim(s, se);
@@ -1491,87 +1473,87 @@ static pxtStatus checkSensor(pxcCtx* c, const pxModel* m, const pxcSensor* se, i
   const char* tag = se->tag;
   int ot = se->objtype, rt = se->reftype;
   switch (se->type) {
-    case SENS_TOUCH:
-    case SENS_ACCELEROMETER:
-    case SENS_VELOCIMETER:
-    case SENS_GYRO:
-    case SENS_FORCE:
-    case SENS_TORQUE:
-    case SENS_MAGNETOMETER:
-    case SENS_CAMPROJECTION:
+    case PX_SENS_TOUCH:
+    case PX_SENS_ACCELEROMETER:
+    case PX_SENS_VELOCIMETER:
+    case PX_SENS_GYRO:
+    case PX_SENS_FORCE:
+    case PX_SENS_TORQUE:
+    case PX_SENS_MAGNETOMETER:
+    case PX_SENS_CAMPROJECTION:
       if (ot != PX_OBJ_SITE) return ERR(src, tag, "sensor must be attached to site");
-      if (se->type == SENS_CAMPROJECTION &&
+      if (se->type == PX_SENS_CAMPROJECTION &&
           (!m->cam_resolution[2 * ref] || !m->cam_resolution[2 * ref + 1])) {
         return ERR(src, tag, "camera projection sensor requires camera resolution");
       }
       return PX_OK;
-    case SENS_RANGEFINDER:
+    case PX_SENS_RANGEFINDER:
       if (ot != PX_OBJ_SITE && ot != PX_OBJ_CAMERA) {
         return ERR(src, tag, "sensor must be attached to site or camera");
       }
       return PX_OK;
-    case SENS_JOINTPOS:
-    case SENS_JOINTVEL:
-    case SENS_JOINTACTFRC:
+    case PX_SENS_JOINTPOS:
+    case PX_SENS_JOINTVEL:
+    case PX_SENS_JOINTACTFRC:
       if (ot != PX_OBJ_JOINT) return ERR(src, tag, "sensor must be attached to joint");
       if (m->jnt_type[obj] != PX_JNT_SLIDE && m->jnt_type[obj] != PX_JNT_HINGE) {
         return ERR(src, tag, "joint must be slide or hinge in sensor");
       }
       return PX_OK;
-    case SENS_TENDONACTFRC:
-    case SENS_TENDONPOS:
-    case SENS_TENDONVEL:
+    case PX_SENS_TENDONACTFRC:
+    case PX_SENS_TENDONPOS:
+    case PX_SENS_TENDONVEL:
       if (ot != PX_OBJ_TENDON) return ERR(src, tag, "sensor must be attached to tendon");
       return PX_OK;
-    case SENS_ACTUATORPOS:
-    case SENS_ACTUATORVEL:
-    case SENS_ACTUATORFRC:
+    case PX_SENS_ACTUATORPOS:
+    case PX_SENS_ACTUATORVEL:
+    case PX_SENS_ACTUATORFRC:
       if (ot != PX_OBJ_ACTUATOR) return ERR(src, tag, "sensor must be attached to actuator");
       return PX_OK;
-    case SENS_BALLQUAT:
-    case SENS_BALLANGVEL:
+    case PX_SENS_BALLQUAT:
+    case PX_SENS_BALLANGVEL:
       if (ot != PX_OBJ_JOINT) return ERR(src, tag, "sensor must be attached to joint");
       if (m->jnt_type[obj] != PX_JNT_BALL) return ERR(src, tag, "joint must be ball in sensor");
       return PX_OK;
-    case SENS_JOINTLIMITPOS:
-    case SENS_JOINTLIMITVEL:
-    case SENS_JOINTLIMITFRC:
+    case PX_SENS_JOINTLIMITPOS:
+    case PX_SENS_JOINTLIMITVEL:
+    case PX_SENS_JOINTLIMITFRC:
       if (ot != PX_OBJ_JOINT) return ERR(src, tag, "sensor must be attached to joint");
       if (!m->jnt_limited[obj]) return ERR(src, tag, "joint must be limited in sensor");
       return PX_OK;
-    case SENS_TENDONLIMITPOS:
-    case SENS_TENDONLIMITVEL:
-    case SENS_TENDONLIMITFRC:
+    case PX_SENS_TENDONLIMITPOS:
+    case PX_SENS_TENDONLIMITVEL:
+    case PX_SENS_TENDONLIMITFRC:
       if (ot != PX_OBJ_TENDON) return ERR(src, tag, "sensor must be attached to tendon");
       if (!m->tendon_limited[obj]) return ERR(src, tag, "tendon must be limited in sensor");
       return PX_OK;
-    case SENS_FRAMEPOS:
-    case SENS_FRAMEQUAT:
-    case SENS_FRAMEXAXIS:
-    case SENS_FRAMEYAXIS:
-    case SENS_FRAMEZAXIS:
-    case SENS_FRAMELINVEL:
-    case SENS_FRAMEANGVEL:
-    case SENS_FRAMELINACC:
-    case SENS_FRAMEANGACC:
+    case PX_SENS_FRAMEPOS:
+    case PX_SENS_FRAMEQUAT:
+    case PX_SENS_FRAMEXAXIS:
+    case PX_SENS_FRAMEYAXIS:
+    case PX_SENS_FRAMEZAXIS:
+    case PX_SENS_FRAMELINVEL:
+    case PX_SENS_FRAMEANGVEL:
+    case PX_SENS_FRAMELINACC:
+    case PX_SENS_FRAMEANGACC:
       if (!isFrameObj(ot)) {
         return ERR(src, tag, "sensor must be attached to (x)body, geom, site or camera");
       }
       return PX_OK;
-    case SENS_SUBTREECOM:
-    case SENS_SUBTREELINVEL:
-    case SENS_SUBTREEANGMOM:
+    case PX_SENS_SUBTREECOM:
+    case PX_SENS_SUBTREELINVEL:
+    case PX_SENS_SUBTREEANGMOM:
       if (ot != PX_OBJ_BODY) return ERR(src, tag, "sensor must be attached to body");
       return PX_OK;
-    case SENS_INSIDESITE:
+    case PX_SENS_INSIDESITE:
       if (!isFrameObj(ot)) {
         return ERR(src, tag, "sensor must be attached to (x)body, geom, site or camera");
       }
       if (rt != PX_OBJ_SITE) return ERR(src, tag, "sensor must be associated with a site");
       return PX_OK;
-    case SENS_GEOMDIST:
-    case SENS_GEOMNORMAL:
-    case SENS_GEOMFROMTO:
+    case PX_SENS_GEOMDIST:
+    case PX_SENS_GEOMNORMAL:
+    case PX_SENS_GEOMFROMTO:
       if ((ot != PX_OBJ_BODY && ot != PX_OBJ_GEOM) || (rt != PX_OBJ_BODY && rt != PX_OBJ_GEOM)) {
         return ERR(src, tag, "sensor must be attached to body or geom");
       }
@@ -1583,7 +1565,7 @@ static pxtStatus checkSensor(pxcCtx* c, const pxModel* m, const pxcSensor* se, i
         return ERR(src, tag, "height fields are not supported in geom distance sensors");
       }
       return PX_OK;
-    case SENS_CONTACT:
+    case PX_SENS_CONTACT:
       if (ot != PX_OBJ_SITE && ot != PX_OBJ_BODY && ot != PX_OBJ_XBODY && ot != PX_OBJ_GEOM &&
           ot != PX_OBJ_UNKNOWN) {
         return ERR(src, tag, "first matching criterion: if set, must be (x)body, geom or site");
@@ -1592,18 +1574,18 @@ static pxtStatus checkSensor(pxcCtx* c, const pxModel* m, const pxcSensor* se, i
         return ERR(src, tag, "second matching criterion: if set, must be (x)body or geom");
       }
       return PX_OK;
-    case SENS_USER:
+    case PX_SENS_USER:
       if (se->dim < 0) return ERR(src, tag, "sensor dim must be non-negative in sensor");
-      if (se->datatype == DATATYPE_AXIS && se->dim != 3) {
+      if (se->datatype == PX_DATATYPE_AXIS && se->dim != 3) {
         return ERR(src, tag, "datatype AXIS requires dim=3 in sensor");
       }
-      if (se->datatype == DATATYPE_QUATERNION && se->dim != 4) {
+      if (se->datatype == PX_DATATYPE_QUATERNION && se->dim != 4) {
         return ERR(src, tag, "datatype QUATERNION requires dim=4 in sensor");
       }
       return PX_OK;
-    case SENS_E_POTENTIAL:
-    case SENS_E_KINETIC:
-    case SENS_CLOCK:
+    case PX_SENS_E_POTENTIAL:
+    case PX_SENS_E_KINETIC:
+    case PX_SENS_CLOCK:
       return PX_OK;
     default:
       return ERR(src, tag, "invalid type in sensor '%s'", se->name);
@@ -1643,8 +1625,9 @@ static pxtStatus fillSensors(pxcCtx* c, pxModel* m) {
       if (obj < 0) {
         return NOTFOUND(src, tag, "unrecognized name '%s' of sensorized object", se->objname);
       }
-    } else if (se->type != SENS_E_POTENTIAL && se->type != SENS_E_KINETIC &&
-               se->type != SENS_CLOCK && se->type != SENS_CONTACT && se->type != SENS_USER) {
+    } else if (se->type != PX_SENS_E_POTENTIAL && se->type != PX_SENS_E_KINETIC &&
+               se->type != PX_SENS_CLOCK && se->type != PX_SENS_CONTACT &&
+               se->type != PX_SENS_USER) {
       return ERR(src, tag, "invalid type in sensor");
     }
     if (se->reftype != PX_OBJ_UNKNOWN) {
@@ -1661,14 +1644,14 @@ static pxtStatus fillSensors(pxcCtx* c, pxModel* m) {
 
     // type, stage, dimension
     pxcSensor x = *se;
-    if (x.type != SENS_USER) {
+    if (x.type != PX_SENS_USER) {
       x.datatype = kSensorInfo[x.type].datatype;
       x.needstage = kSensorInfo[x.type].needstage;
     }
     TRY(checkSensor(c, m, &x, obj, ref));
     int dim = sensorDim(s, &x);
-    if (x.cutoff > 0 && (x.datatype == DATATYPE_QUATERNION ||
-                         (x.datatype == DATATYPE_AXIS && x.type != SENS_GEOMNORMAL))) {
+    if (x.cutoff > 0 && (x.datatype == PX_DATATYPE_QUATERNION ||
+                         (x.datatype == PX_DATATYPE_AXIS && x.type != PX_SENS_GEOMNORMAL))) {
       return ERR(src, tag, "cutoff applied to axis or quaternion datatype in sensor");
     }
 

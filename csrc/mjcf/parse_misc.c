@@ -30,26 +30,6 @@
 
 #define PXC_PI 3.14159265358979323846
 
-// mjtSensor values of MuJoCo 3.12
-// clang-format off
-enum {
-  SENS_TOUCH = 0, SENS_ACCELEROMETER, SENS_VELOCIMETER, SENS_GYRO, SENS_FORCE, SENS_TORQUE,
-  SENS_MAGNETOMETER, SENS_RANGEFINDER, SENS_CAMPROJECTION, SENS_JOINTPOS, SENS_JOINTVEL,
-  SENS_TENDONPOS, SENS_TENDONVEL, SENS_ACTUATORPOS, SENS_ACTUATORVEL, SENS_ACTUATORFRC,
-  SENS_JOINTACTFRC, SENS_TENDONACTFRC, SENS_BALLQUAT, SENS_BALLANGVEL, SENS_JOINTLIMITPOS,
-  SENS_JOINTLIMITVEL, SENS_JOINTLIMITFRC, SENS_TENDONLIMITPOS, SENS_TENDONLIMITVEL,
-  SENS_TENDONLIMITFRC, SENS_FRAMEPOS, SENS_FRAMEQUAT, SENS_FRAMEXAXIS, SENS_FRAMEYAXIS,
-  SENS_FRAMEZAXIS, SENS_FRAMELINVEL, SENS_FRAMEANGVEL, SENS_FRAMELINACC, SENS_FRAMEANGACC,
-  SENS_SUBTREECOM, SENS_SUBTREELINVEL, SENS_SUBTREEANGMOM, SENS_INSIDESITE, SENS_GEOMDIST,
-  SENS_GEOMNORMAL, SENS_GEOMFROMTO, SENS_CONTACT, SENS_E_POTENTIAL, SENS_E_KINETIC, SENS_CLOCK,
-  SENS_TACTILE, SENS_PLUGIN, SENS_USER
-};
-// clang-format on
-
-// mjtStage and mjtDataType values
-enum { STAGE_NONE = 0, STAGE_POS, STAGE_VEL, STAGE_ACC };
-enum { DATATYPE_REAL = 0, DATATYPE_POSITIVE, DATATYPE_AXIS, DATATYPE_QUATERNION };
-
 static const double kSolref[2] = {0.02, 1};
 static const double kSolimp[5] = {0.9, 0.95, 0.001, 0.5, 2};
 
@@ -922,47 +902,47 @@ typedef struct {
 } sensorDef;
 
 static const sensorDef kSensors[] = {
-    {"touch", SENS_TOUCH, F_OBJ, "site", PX_OBJ_SITE},
-    {"accelerometer", SENS_ACCELEROMETER, F_OBJ, "site", PX_OBJ_SITE},
-    {"velocimeter", SENS_VELOCIMETER, F_OBJ, "site", PX_OBJ_SITE},
-    {"gyro", SENS_GYRO, F_OBJ, "site", PX_OBJ_SITE},
-    {"force", SENS_FORCE, F_OBJ, "site", PX_OBJ_SITE},
-    {"torque", SENS_TORQUE, F_OBJ, "site", PX_OBJ_SITE},
-    {"magnetometer", SENS_MAGNETOMETER, F_OBJ, "site", PX_OBJ_SITE},
-    {"camprojection", SENS_CAMPROJECTION, F_CAMPROJ, "site", PX_OBJ_SITE},
-    {"jointpos", SENS_JOINTPOS, F_OBJ, "joint", PX_OBJ_JOINT},
-    {"jointvel", SENS_JOINTVEL, F_OBJ, "joint", PX_OBJ_JOINT},
-    {"tendonpos", SENS_TENDONPOS, F_OBJ, "tendon", PX_OBJ_TENDON},
-    {"tendonvel", SENS_TENDONVEL, F_OBJ, "tendon", PX_OBJ_TENDON},
-    {"actuatorpos", SENS_ACTUATORPOS, F_OBJ, "actuator", PX_OBJ_ACTUATOR},
-    {"actuatorvel", SENS_ACTUATORVEL, F_OBJ, "actuator", PX_OBJ_ACTUATOR},
-    {"actuatorfrc", SENS_ACTUATORFRC, F_OBJ, "actuator", PX_OBJ_ACTUATOR},
-    {"jointactuatorfrc", SENS_JOINTACTFRC, F_OBJ, "joint", PX_OBJ_JOINT},
-    {"tendonactuatorfrc", SENS_TENDONACTFRC, F_OBJ, "tendon", PX_OBJ_TENDON},
-    {"ballquat", SENS_BALLQUAT, F_OBJ, "joint", PX_OBJ_JOINT},
-    {"ballangvel", SENS_BALLANGVEL, F_OBJ, "joint", PX_OBJ_JOINT},
-    {"jointlimitpos", SENS_JOINTLIMITPOS, F_OBJ, "joint", PX_OBJ_JOINT},
-    {"jointlimitvel", SENS_JOINTLIMITVEL, F_OBJ, "joint", PX_OBJ_JOINT},
-    {"jointlimitfrc", SENS_JOINTLIMITFRC, F_OBJ, "joint", PX_OBJ_JOINT},
-    {"tendonlimitpos", SENS_TENDONLIMITPOS, F_OBJ, "tendon", PX_OBJ_TENDON},
-    {"tendonlimitvel", SENS_TENDONLIMITVEL, F_OBJ, "tendon", PX_OBJ_TENDON},
-    {"tendonlimitfrc", SENS_TENDONLIMITFRC, F_OBJ, "tendon", PX_OBJ_TENDON},
-    {"framepos", SENS_FRAMEPOS, F_FRAME, NULL, 0},
-    {"framequat", SENS_FRAMEQUAT, F_FRAME, NULL, 0},
-    {"framexaxis", SENS_FRAMEXAXIS, F_FRAME, NULL, 0},
-    {"frameyaxis", SENS_FRAMEYAXIS, F_FRAME, NULL, 0},
-    {"framezaxis", SENS_FRAMEZAXIS, F_FRAME, NULL, 0},
-    {"framelinvel", SENS_FRAMELINVEL, F_FRAME, NULL, 0},
-    {"frameangvel", SENS_FRAMEANGVEL, F_FRAME, NULL, 0},
-    {"framelinacc", SENS_FRAMELINACC, F_FRAMENOREF, NULL, 0},
-    {"frameangacc", SENS_FRAMEANGACC, F_FRAMENOREF, NULL, 0},
-    {"subtreecom", SENS_SUBTREECOM, F_OBJ, "body", PX_OBJ_BODY},
-    {"subtreelinvel", SENS_SUBTREELINVEL, F_OBJ, "body", PX_OBJ_BODY},
-    {"subtreeangmom", SENS_SUBTREEANGMOM, F_OBJ, "body", PX_OBJ_BODY},
-    {"insidesite", SENS_INSIDESITE, F_INSIDE, "site", PX_OBJ_SITE},
-    {"e_potential", SENS_E_POTENTIAL, F_NONE, NULL, 0},
-    {"e_kinetic", SENS_E_KINETIC, F_NONE, NULL, 0},
-    {"clock", SENS_CLOCK, F_NONE, NULL, 0},
+    {"touch", PX_SENS_TOUCH, F_OBJ, "site", PX_OBJ_SITE},
+    {"accelerometer", PX_SENS_ACCELEROMETER, F_OBJ, "site", PX_OBJ_SITE},
+    {"velocimeter", PX_SENS_VELOCIMETER, F_OBJ, "site", PX_OBJ_SITE},
+    {"gyro", PX_SENS_GYRO, F_OBJ, "site", PX_OBJ_SITE},
+    {"force", PX_SENS_FORCE, F_OBJ, "site", PX_OBJ_SITE},
+    {"torque", PX_SENS_TORQUE, F_OBJ, "site", PX_OBJ_SITE},
+    {"magnetometer", PX_SENS_MAGNETOMETER, F_OBJ, "site", PX_OBJ_SITE},
+    {"camprojection", PX_SENS_CAMPROJECTION, F_CAMPROJ, "site", PX_OBJ_SITE},
+    {"jointpos", PX_SENS_JOINTPOS, F_OBJ, "joint", PX_OBJ_JOINT},
+    {"jointvel", PX_SENS_JOINTVEL, F_OBJ, "joint", PX_OBJ_JOINT},
+    {"tendonpos", PX_SENS_TENDONPOS, F_OBJ, "tendon", PX_OBJ_TENDON},
+    {"tendonvel", PX_SENS_TENDONVEL, F_OBJ, "tendon", PX_OBJ_TENDON},
+    {"actuatorpos", PX_SENS_ACTUATORPOS, F_OBJ, "actuator", PX_OBJ_ACTUATOR},
+    {"actuatorvel", PX_SENS_ACTUATORVEL, F_OBJ, "actuator", PX_OBJ_ACTUATOR},
+    {"actuatorfrc", PX_SENS_ACTUATORFRC, F_OBJ, "actuator", PX_OBJ_ACTUATOR},
+    {"jointactuatorfrc", PX_SENS_JOINTACTFRC, F_OBJ, "joint", PX_OBJ_JOINT},
+    {"tendonactuatorfrc", PX_SENS_TENDONACTFRC, F_OBJ, "tendon", PX_OBJ_TENDON},
+    {"ballquat", PX_SENS_BALLQUAT, F_OBJ, "joint", PX_OBJ_JOINT},
+    {"ballangvel", PX_SENS_BALLANGVEL, F_OBJ, "joint", PX_OBJ_JOINT},
+    {"jointlimitpos", PX_SENS_JOINTLIMITPOS, F_OBJ, "joint", PX_OBJ_JOINT},
+    {"jointlimitvel", PX_SENS_JOINTLIMITVEL, F_OBJ, "joint", PX_OBJ_JOINT},
+    {"jointlimitfrc", PX_SENS_JOINTLIMITFRC, F_OBJ, "joint", PX_OBJ_JOINT},
+    {"tendonlimitpos", PX_SENS_TENDONLIMITPOS, F_OBJ, "tendon", PX_OBJ_TENDON},
+    {"tendonlimitvel", PX_SENS_TENDONLIMITVEL, F_OBJ, "tendon", PX_OBJ_TENDON},
+    {"tendonlimitfrc", PX_SENS_TENDONLIMITFRC, F_OBJ, "tendon", PX_OBJ_TENDON},
+    {"framepos", PX_SENS_FRAMEPOS, F_FRAME, NULL, 0},
+    {"framequat", PX_SENS_FRAMEQUAT, F_FRAME, NULL, 0},
+    {"framexaxis", PX_SENS_FRAMEXAXIS, F_FRAME, NULL, 0},
+    {"frameyaxis", PX_SENS_FRAMEYAXIS, F_FRAME, NULL, 0},
+    {"framezaxis", PX_SENS_FRAMEZAXIS, F_FRAME, NULL, 0},
+    {"framelinvel", PX_SENS_FRAMELINVEL, F_FRAME, NULL, 0},
+    {"frameangvel", PX_SENS_FRAMEANGVEL, F_FRAME, NULL, 0},
+    {"framelinacc", PX_SENS_FRAMELINACC, F_FRAMENOREF, NULL, 0},
+    {"frameangacc", PX_SENS_FRAMEANGACC, F_FRAMENOREF, NULL, 0},
+    {"subtreecom", PX_SENS_SUBTREECOM, F_OBJ, "body", PX_OBJ_BODY},
+    {"subtreelinvel", PX_SENS_SUBTREELINVEL, F_OBJ, "body", PX_OBJ_BODY},
+    {"subtreeangmom", PX_SENS_SUBTREEANGMOM, F_OBJ, "body", PX_OBJ_BODY},
+    {"insidesite", PX_SENS_INSIDESITE, F_INSIDE, "site", PX_OBJ_SITE},
+    {"e_potential", PX_SENS_E_POTENTIAL, F_NONE, NULL, 0},
+    {"e_kinetic", PX_SENS_E_KINETIC, F_NONE, NULL, 0},
+    {"clock", PX_SENS_CLOCK, F_NONE, NULL, 0},
     {NULL, 0, 0, NULL, 0}};
 
 static const char* const kFrameObj[] = {"body", "xbody", "geom", "site", "camera", NULL};
@@ -1030,9 +1010,9 @@ static pxtStatus readGeomDist(pxcCtx* c, pxcNode* n, pxcSensor* se) {
   READ(hb2);
   READ(pxc_readName(c, n, "geom2", se->refname));
   se->reftype = hb2 ? PX_OBJ_BODY : PX_OBJ_GEOM;
-  se->type = !strcmp(n->name, "distance") ? SENS_GEOMDIST
-             : !strcmp(n->name, "normal") ? SENS_GEOMNORMAL
-                                          : SENS_GEOMFROMTO;
+  se->type = !strcmp(n->name, "distance") ? PX_SENS_GEOMDIST
+             : !strcmp(n->name, "normal") ? PX_SENS_GEOMNORMAL
+                                          : PX_SENS_GEOMFROMTO;
   return PX_OK;
 }
 
@@ -1077,7 +1057,7 @@ static pxtStatus readContactSensor(pxcCtx* c, pxcNode* n, pxcSensor* se) {
   se->intprm[2] = 1;
   READ(pxc_readInt(c, n, "num", &se->intprm[2]));
   if (se->intprm[2] <= 0) return pxc_error(c, n, "'num' must be positive in sensor");
-  se->type = SENS_CONTACT;
+  se->type = PX_SENS_CONTACT;
   return PX_OK;
 }
 
@@ -1095,7 +1075,7 @@ static pxtStatus readRangefinder(pxcCtx* c, pxcNode* n, pxcSensor* se) {
   static const char* const raydata[] = {"dist", "dir", "origin", "point", "normal", "depth", NULL};
   se->intprm[0] = 1;  // dist
   READ(readOrderedFlags(c, n, "data", raydata, &se->intprm[0]));
-  se->type = SENS_RANGEFINDER;
+  se->type = PX_SENS_RANGEFINDER;
   return PX_OK;
 }
 
@@ -1105,7 +1085,7 @@ static pxtStatus readUserSensor(pxcCtx* c, pxcNode* n, pxcSensor* se) {
   static const int dtv[] = {0, 1, 2, 3};
   static const char* const stage[] = {"none", "pos", "vel", "acc", NULL};
   static const int stagev[] = {0, 1, 2, 3};
-  se->type = SENS_USER;
+  se->type = PX_SENS_USER;
   READ(pxc_readName(c, n, "name", se->name));
   TRY(together(c, n, "objtype", "objname"));
   char type[64];
@@ -1143,9 +1123,9 @@ static pxtStatus parseSensor(pxcCtx* c, pxcNode* n) {
   pxcSensor* se = s->sensor + id;
   setSrc(&se->src, n);
   se->tag = n->name;
-  se->type = SENS_TOUCH;
-  se->datatype = DATATYPE_REAL;
-  se->needstage = STAGE_ACC;
+  se->type = PX_SENS_TOUCH;
+  se->datatype = PX_DATATYPE_REAL;
+  se->needstage = PX_STAGE_ACC;
 
   if (!strcmp(n->name, "user")) {
     TRY(readUserSensor(c, n, se));
