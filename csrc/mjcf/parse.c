@@ -660,27 +660,189 @@ static pxtStatus parseStatistic(pxcCtx* c, pxcNode* n) {
   READ(r = pxc_readNum(c, n, "meansize", &s->stat.meansize));
   if (r) s->stat_given |= 4;
   READ(r = pxc_readNum(c, n, "extent", &s->stat.extent));
+  if (r && s->stat.extent <= 0) return pxc_error(c, n, "attribute 'extent' must be positive");
   if (r) s->stat_given |= 8;
   READ(r = pxc_readNums(c, n, "center", 3, 3, s->stat.center, NULL));
   if (r) s->stat_given |= 16;
   return pxc_checkUnused(c, n);
 }
 
-// <visual> only affects rendering: its element names are checked, its values not stored
-static pxtStatus parseVisual(pxcCtx* c, pxcNode* n) {
-  static const char* const kids[] = {"global", "quality", "headlight", "map",
-                                     "scale",  "rgba",    NULL};
-  for (int i = 0; i < n->nchild; i++) {
-    pxcNode* ch = n->child[i];
-    int ok = 0;
-    for (int k = 0; kids[k]; k++) ok |= !strcmp(ch->name, kids[k]);
-    if (!ok) return pxc_error(c, ch, "unknown element in <visual>");
-    if (!strcmp(ch->name, "map")) {
-      READ(pxc_readFloats(c, ch, "znear", 1, 1, &c->spec->znear));  // camera intrinsics
+//---------------------------------- rendering-only elements -------------------------------------
+
+// a checked-but-not-stored attribute: name, kind (i int, f float, b bool, s string, k keyword),
+// value count (ints and floats) or keyword list
+typedef struct {
+  const char* name;
+  char kind;
+  int count;
+  const char* const* words;
+} attrSpec;
+
+static pxtStatus checkAttrs(pxcCtx* c, pxcNode* n, const attrSpec* spec) {
+  static const int kValues[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+  for (int i = 0; spec[i].name; i++) {
+    const attrSpec* a = spec + i;
+    int ibuf[8];
+    float fbuf[8];
+    int word;
+    char sbuf[1024];
+    switch (a->kind) {
+      case 'i':
+        READ(pxc_readInts(c, n, a->name, a->count, a->count, ibuf));
+        break;
+      case 'f':
+        READ(pxc_readFloats(c, n, a->name, a->count, a->count, fbuf));
+        break;
+      case 'b':
+        READ(pxc_readBool(c, n, a->name, &word));
+        break;
+      case 's':
+        READ(pxc_readString(c, n, a->name, sbuf, sizeof(sbuf)));
+        break;
+      default:
+        READ(pxc_readKeyword(c, n, a->name, a->words, kValues, &word));
+        break;
     }
-    for (int a = 0; a < ch->nattr; a++) ch->attr[a].used = 1;
   }
   return pxc_checkUnused(c, n);
+}
+
+// <visual> only affects rendering: every attribute is checked as MuJoCo checks it; only znear
+// (the default of camera intrinsics) is kept
+static pxtStatus parseVisual(pxcCtx* c, pxcNode* n) {
+  static const attrSpec global[] = {{"cameraid", 'i', 1, 0},  {"orthographic", 'b', 1, 0},
+                                    {"fovy", 'f', 1, 0},      {"ipd", 'f', 1, 0},
+                                    {"azimuth", 'f', 1, 0},   {"elevation", 'f', 1, 0},
+                                    {"linewidth", 'f', 1, 0}, {"glow", 'f', 1, 0},
+                                    {"offwidth", 'i', 1, 0},  {"offheight", 'i', 1, 0},
+                                    {"realtime", 'f', 1, 0},  {"ellipsoidinertia", 'b', 1, 0},
+                                    {"bvactive", 'b', 1, 0},  {0, 0, 0, 0}};
+  static const attrSpec quality[] = {{"shadowsize", 'i', 1, 0}, {"offsamples", 'i', 1, 0},
+                                     {"numslices", 'i', 1, 0},  {"numstacks", 'i', 1, 0},
+                                     {"numquads", 'i', 1, 0},   {0, 0, 0, 0}};
+  static const attrSpec headlight[] = {{"ambient", 'f', 3, 0},
+                                       {"diffuse", 'f', 3, 0},
+                                       {"specular", 'f', 3, 0},
+                                       {"active", 'i', 1, 0},
+                                       {0, 0, 0, 0}};
+  static const attrSpec map[] = {{"stiffness", 'f', 1, 0},
+                                 {"stiffnessrot", 'f', 1, 0},
+                                 {"force", 'f', 1, 0},
+                                 {"torque", 'f', 1, 0},
+                                 {"alpha", 'f', 1, 0},
+                                 {"fogstart", 'f', 1, 0},
+                                 {"fogend", 'f', 1, 0},
+                                 {"zfar", 'f', 1, 0},
+                                 {"haze", 'f', 1, 0},
+                                 {"shadowclip", 'f', 1, 0},
+                                 {"shadowscale", 'f', 1, 0},
+                                 {"actuatortendon", 'f', 1, 0},
+                                 {0, 0, 0, 0}};
+  static const attrSpec scale[] = {{"forcewidth", 'f', 1, 0},
+                                   {"contactwidth", 'f', 1, 0},
+                                   {"contactheight", 'f', 1, 0},
+                                   {"connect", 'f', 1, 0},
+                                   {"com", 'f', 1, 0},
+                                   {"camera", 'f', 1, 0},
+                                   {"light", 'f', 1, 0},
+                                   {"selectpoint", 'f', 1, 0},
+                                   {"jointlength", 'f', 1, 0},
+                                   {"jointwidth", 'f', 1, 0},
+                                   {"actuatorlength", 'f', 1, 0},
+                                   {"actuatorwidth", 'f', 1, 0},
+                                   {"framelength", 'f', 1, 0},
+                                   {"framewidth", 'f', 1, 0},
+                                   {"constraint", 'f', 1, 0},
+                                   {"slidercrank", 'f', 1, 0},
+                                   {"frustum", 'f', 1, 0},
+                                   {0, 0, 0, 0}};
+  static const attrSpec rgba[] = {{"fog", 'f', 4, 0},
+                                  {"haze", 'f', 4, 0},
+                                  {"force", 'f', 4, 0},
+                                  {"inertia", 'f', 4, 0},
+                                  {"joint", 'f', 4, 0},
+                                  {"actuator", 'f', 4, 0},
+                                  {"actuatornegative", 'f', 4, 0},
+                                  {"actuatorpositive", 'f', 4, 0},
+                                  {"com", 'f', 4, 0},
+                                  {"camera", 'f', 4, 0},
+                                  {"light", 'f', 4, 0},
+                                  {"selectpoint", 'f', 4, 0},
+                                  {"connect", 'f', 4, 0},
+                                  {"contactpoint", 'f', 4, 0},
+                                  {"contactforce", 'f', 4, 0},
+                                  {"contactfriction", 'f', 4, 0},
+                                  {"contacttorque", 'f', 4, 0},
+                                  {"contactgap", 'f', 4, 0},
+                                  {"rangefinder", 'f', 4, 0},
+                                  {"constraint", 'f', 4, 0},
+                                  {"slidercrank", 'f', 4, 0},
+                                  {"crankbroken", 'f', 4, 0},
+                                  {"frustum", 'f', 4, 0},
+                                  {"bv", 'f', 4, 0},
+                                  {"bvactive", 'f', 4, 0},
+                                  {0, 0, 0, 0}};
+  static const char* const kids[] = {"global", "quality", "headlight", "map",
+                                     "scale",  "rgba",    NULL};
+  const attrSpec* specs[] = {global, quality, headlight, map, scale, rgba};
+  TRY(pxc_checkUnused(c, n));
+  for (int i = 0; i < n->nchild; i++) {
+    pxcNode* ch = n->child[i];
+    int k = 0;
+    while (kids[k] && strcmp(ch->name, kids[k])) k++;
+    if (!kids[k]) return pxc_error(c, ch, "unknown element in <visual>");
+    if (ch->nchild) return pxc_error(c, ch->child[0], "unexpected child element");
+    if (specs[k] == map) {
+      int r = pxc_readFloats(c, ch, "znear", 1, 1, &c->spec->znear);
+      READ(r);
+      if (r && c->spec->znear <= 0) return pxc_error(c, ch, "attribute 'znear' must be positive");
+    }
+    TRY(checkAttrs(c, ch, specs[k]));
+  }
+  return PX_OK;
+}
+
+// a <texture>: the name, file and kind are kept; every other attribute is checked
+static pxtStatus parseTexture(pxcCtx* c, pxcNode* n) {
+  static const char* const type[] = {"2d", "cube", "skybox", NULL};
+  static const char* const colorspace[] = {"auto", "linear", "sRGB", NULL};
+  static const char* const builtin[] = {"none", "gradient", "checker", "flat", NULL};
+  static const char* const mark[] = {"none", "edge", "cross", "random", NULL};
+  static const attrSpec spec[] = {{"colorspace", 'k', 0, colorspace},
+                                  {"content_type", 's', 0, 0},
+                                  {"gridsize", 'i', 2, 0},
+                                  {"gridlayout", 's', 0, 0},
+                                  {"fileright", 's', 0, 0},
+                                  {"fileleft", 's', 0, 0},
+                                  {"fileup", 's', 0, 0},
+                                  {"filedown", 's', 0, 0},
+                                  {"filefront", 's', 0, 0},
+                                  {"fileback", 's', 0, 0},
+                                  {"builtin", 'k', 0, builtin},
+                                  {"rgb1", 'f', 3, 0},
+                                  {"rgb2", 'f', 3, 0},
+                                  {"mark", 'k', 0, mark},
+                                  {"markrgb", 'f', 3, 0},
+                                  {"random", 'f', 1, 0},
+                                  {"width", 'i', 1, 0},
+                                  {"height", 'i', 1, 0},
+                                  {"hflip", 'b', 1, 0},
+                                  {"vflip", 'b', 1, 0},
+                                  {"nchannel", 'i', 1, 0},
+                                  {0, 0, 0, 0}};
+  pxcSpec* s = c->spec;
+  int id = PXC_ADD(c, s, texture);
+  if (id < 0) return c->st->code;
+  pxcTexture* t = s->texture + id;
+  t->src.file = n->file;
+  t->src.line = n->line;
+  READ(pxc_readName(c, n, "name", t->name));
+  READ(pxc_readString(c, n, "file", t->file, sizeof(t->file)));
+  static const int typev[] = {0, 1, 2};
+  int kind = 1;
+  READ(pxc_readKeyword(c, n, "type", type, typev, &kind));
+  t->skybox = kind == 2;
+  return checkAttrs(c, n, spec);
 }
 
 //---------------------------------- assets --------------------------------------------------------
@@ -765,17 +927,7 @@ static pxtStatus parseAsset(pxcCtx* c, pxcNode* sec) {
       s->mat[id].src.line = n->line;
       TRY(readMaterial(c, n, s->mat + id, 0));
     } else if (!strcmp(n->name, "texture")) {
-      // textures only matter to renderers: name, file and kind are kept, the image is not loaded
-      int id = PXC_ADD(c, s, texture);
-      if (id < 0) return c->st->code;
-      pxcTexture* t = s->texture + id;
-      t->src.file = n->file;
-      t->src.line = n->line;
-      READ(pxc_readName(c, n, "name", t->name));
-      READ(pxc_readString(c, n, "file", t->file, sizeof(t->file)));
-      const char* type = pxc_xmlAttr(n, "type");
-      t->skybox = type && !strcmp(type, "skybox");
-      for (int a = 0; a < n->nattr; a++) n->attr[a].used = 1;
+      TRY(parseTexture(c, n));
     } else if (!strcmp(n->name, "hfield")) {
       TRY(parseHfield(c, n));
     } else if (!strcmp(n->name, "skin")) {

@@ -54,7 +54,7 @@ static int parseNumbers(const char* s, double* out, int max, const char** bad, i
     char* end;
     errno = 0;
     double v = strtod(s, &end);
-    if (end == s || (*end && !isspace((unsigned char)*end)) || !isfinite(v)) {
+    if (end == s || (*end && !isspace((unsigned char)*end)) || !isfinite(v) || errno == ERANGE) {
       *bad = s;
       return -1;
     }
@@ -90,7 +90,7 @@ int pxc_readNums(pxcCtx* c, pxcNode* n, const char* attr, int nmin, int nmax, do
   if (k < 0) {
     char tok[64];
     token(bad, tok, sizeof(tok));
-    pxc_error(c, n, "attribute '%s': '%s' is not a finite number", attr, tok);
+    pxc_error(c, n, "attribute '%s': '%s' is not a finite number in double range", attr, tok);
     return -1;
   }
   if (toomany || k < nmin) {
