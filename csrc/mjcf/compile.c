@@ -42,12 +42,6 @@
 #include "util/eig3.h"
 #include "util/quat.h"
 
-#define TRY(x)                  \
-  do {                          \
-    pxtStatus s_ = (x);         \
-    if (s_ != PX_OK) return s_; \
-  } while (0)
-
 static const double kEps = 1e-14;      // mjEPS of MuJoCo's compiler
 static const double kMinVal = 1e-15;   // mjMINVAL
 static const double kFrameEps = 1e-6;  // kFrameEps / kSameFrameEps

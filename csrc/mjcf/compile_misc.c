@@ -33,12 +33,6 @@
 
 #define PXC_MAX_SENSORDATA (1 << 28)  // values in sensordata
 
-#define TRY(x)                  \
-  do {                          \
-    pxtStatus s_ = (x);         \
-    if (s_ != PX_OK) return s_; \
-  } while (0)
-
 static const double kMinVal = 1e-15;  // mjMINVAL
 static const double kEps = 1e-14;     // mjEPS of the compiler
 static const double kPi = 3.14159265358979323846;

@@ -12,16 +12,6 @@
 #include "mjcf/spec.h"
 #include "util/quat.h"
 
-#define TRY(x)                  \
-  do {                          \
-    pxtStatus s_ = (x);         \
-    if (s_ != PX_OK) return s_; \
-  } while (0)
-#define READ(x)                      \
-  do {                               \
-    if ((x) < 0) return c->st->code; \
-  } while (0)
-
 static pxtStatus unsupported(pxcCtx* c, pxcNode* n, const char* what) {
   return PX_FAIL(c->st, PX_ERR_UNSUPPORTED, "%s:%d: <%s>: %s is not supported by phalanx yet",
                  n->file, n->line, n->name, what);

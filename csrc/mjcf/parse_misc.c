@@ -18,16 +18,6 @@
 #include "mjcf/misc.h"
 #include "mjcf/spec.h"
 
-#define TRY(x)                  \
-  do {                          \
-    pxtStatus s_ = (x);         \
-    if (s_ != PX_OK) return s_; \
-  } while (0)
-#define READ(x)                      \
-  do {                               \
-    if ((x) < 0) return c->st->code; \
-  } while (0)
-
 #define PXC_PI 3.14159265358979323846
 
 static const double kSolref[2] = {0.02, 1};

@@ -369,6 +369,19 @@ typedef struct {
   char suffix[PXC_NAME];  // name suffix inside <replicate> (MuJoCo appends the copy index)
 } pxcCtx;
 
+// return a failed status from the enclosing function
+#define TRY(x)                  \
+  do {                          \
+    pxtStatus s_ = (x);         \
+    if (s_ != PX_OK) return s_; \
+  } while (0)
+
+// return the context's status when an attribute reader failed (returned -1)
+#define READ(x)                      \
+  do {                               \
+    if ((x) < 0) return c->st->code; \
+  } while (0)
+
 //---------------------------------- attribute readers
 //----------------------------------------------
 // Each returns 1 when the attribute was read, 0 when absent and -1 on error (status set, with
