@@ -567,6 +567,10 @@ static int objExport(ObjState* s) {
   size_t adr = 0;
   for (size_t i = 0; i < s->fnum.n; i++) {
     int n = s->fnum.data[i];
+    if (n < 3) {  // nothing to triangulate (and fidx may still be empty: no NULL + 0)
+      adr += (size_t)(n > 0 ? n : 0);
+      continue;
+    }
     if (!objTriangulate(s->v.data, s->v.n, s->fidx.data + adr, n, &s->tri, s->scratch)) return -1;
     adr += (size_t)n;
   }
