@@ -144,7 +144,12 @@ static char* slurp(const char* path, long* len, pxStatus* st, const char* from, 
     if (n > PXC_MAX_FILE) {
       free(buf);
       fclose(f);
-      PX_FAIL(st, PX_ERR_MJCF, "'%s' is larger than %ld bytes", path, PXC_MAX_FILE);
+      if (from) {
+        PX_FAIL(st, PX_ERR_MJCF, "%s:%d: <include>: '%s' is larger than %ld bytes", from, fromline,
+                shown, PXC_MAX_FILE);
+      } else {
+        PX_FAIL(st, PX_ERR_MJCF, "'%s' is larger than %ld bytes", path, PXC_MAX_FILE);
+      }
       return NULL;
     }
     if (r == 0) break;
@@ -156,9 +161,11 @@ static char* slurp(const char* path, long* len, pxStatus* st, const char* from, 
 }
 
 // parse text into a tree; file is the name used in messages
-static pxcNode* parseText(pxcDoc* doc, const char* file, const char* text, long len, pxStatus* st) {
+static pxcNode* parseText(pxcDoc* doc, const char* file, const char* text, long len, int depth,
+                          pxStatus* st) {
   readCtx c;
   memset(&c, 0, sizeof(c));
+  c.depth = depth;  // elements above an included file count toward the nesting limit
   c.doc = doc;
   c.file = file;
   c.st = st;
@@ -253,7 +260,9 @@ static pxtStatus expandIncludes(pxcDoc* doc, pxcNode* node, const char** chain, 
       free(text);
       return PX_FAIL(st, PX_ERR_NOMEM, "out of memory");
     }
-    pxcNode* sub = parseText(doc, stored, text, len, st);
+    int depth = 0;
+    for (const pxcNode* p = node; p; p = p->parent) depth++;
+    pxcNode* sub = parseText(doc, stored, text, len, depth, st);
     free(text);
     if (!sub) return st->code;
     if (strcmp(sub->name, "mujoco")) {
@@ -313,7 +322,12 @@ pxtStatus pxc_xmlRead(pxcDoc* doc, const char* path, const char* text, pxStatus*
     if (doc->dir && !slash) doc->dir[0] = 0;
   } else {
     if (!text) return PX_FAIL(st, PX_ERR_ARG, "no MJCF text given");
-    len = (long)strlen(text);
+    size_t n = strlen(text);
+    if (n > (size_t)PXC_MAX_FILE) {
+      return PX_FAIL(st, PX_ERR_MJCF, "MJCF text of %zu bytes is larger than %ld bytes", n,
+                     PXC_MAX_FILE);
+    }
+    len = (long)n;
     doc->dir = dupStr("");
   }
   const char* stored = addFile(doc, name);
@@ -322,7 +336,7 @@ pxtStatus pxc_xmlRead(pxcDoc* doc, const char* path, const char* text, pxStatus*
     pxc_xmlFree(doc);
     return PX_FAIL(st, PX_ERR_NOMEM, "out of memory");
   }
-  doc->root = parseText(doc, stored, text, len, st);
+  doc->root = parseText(doc, stored, text, len, 0, st);
   free(owned);
   if (!doc->root) {
     pxtStatus s = st->code;
