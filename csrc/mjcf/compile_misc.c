@@ -120,19 +120,6 @@ static const char* attrValue(const pxcNode* n, const char* attr) {
   return NULL;
 }
 
-// mju_str2Type
-static int str2Type(const char* s) {
-  static const char* const names[] = {
-      "body",  "xbody",   "joint",    "dof",    "geom",     "site",    "camera",
-      "light", "flex",    "mesh",     "skin",   "hfield",   "texture", "material",
-      "pair",  "exclude", "equality", "tendon", "actuator", "sensor",  "numeric",
-      "text",  "tuple",   "key",      "plugin", NULL};
-  for (int i = 0; names[i]; i++) {
-    if (!strcmp(s, names[i])) return i + 1;
-  }
-  return PX_OBJ_UNKNOWN;
-}
-
 // model id of a named object (xbody: body), or -1
 static int findObject(const pxModel* m, int type, const char* name) {
   if (!name || !name[0]) return -1;
@@ -1717,7 +1704,7 @@ static pxtStatus fillCustom(pxcCtx* c, pxModel* m) {
         const char* type = attrValue(e, "objtype");
         const char* name = attrValue(e, "objname");
         const char* prm = attrValue(e, "prm");
-        int t = str2Type(type ? type : "");
+        int t = pxc_str2Type(type ? type : "");
         int id = findObject(m, t, name);
         if (id < 0) {
           pxcSrc src = {e->file, e->line};

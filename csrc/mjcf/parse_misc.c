@@ -939,19 +939,6 @@ static const char* const kFrameObj[] = {"body", "xbody", "geom", "site", "camera
 static const int kFrameObjValues[] = {PX_OBJ_BODY, PX_OBJ_XBODY, PX_OBJ_GEOM, PX_OBJ_SITE,
                                       PX_OBJ_CAMERA};
 
-// mju_str2Type
-static int str2Type(const char* s) {
-  static const char* const names[] = {
-      "body",  "xbody",   "joint",    "dof",    "geom",     "site",    "camera",
-      "light", "flex",    "mesh",     "skin",   "hfield",   "texture", "material",
-      "pair",  "exclude", "equality", "tendon", "actuator", "sensor",  "numeric",
-      "text",  "tuple",   "key",      "plugin", NULL};
-  for (int i = 0; names[i]; i++) {
-    if (!strcmp(s, names[i])) return i + 1;
-  }
-  return PX_OBJ_UNKNOWN;
-}
-
 // attributes shared by the sensor elements (sensor_base)
 static pxtStatus readSensorBase(pxcCtx* c, pxcNode* n, pxcSensor* se) {
   static const char* const interp[] = {"zoh", "linear", "cubic", NULL};
@@ -1081,7 +1068,7 @@ static pxtStatus readUserSensor(pxcCtx* c, pxcNode* n, pxcSensor* se) {
   char type[64];
   int r = pxc_readString(c, n, "objtype", type, sizeof(type));
   READ(r);
-  if (r) se->objtype = str2Type(type);
+  if (r) se->objtype = pxc_str2Type(type);
   READ(pxc_readName(c, n, "objname", se->objname));
   r = pxc_readInt(c, n, "dim", &se->dim);
   READ(r);
@@ -1233,7 +1220,7 @@ static pxtStatus checkTuple(pxcCtx* c, pxcNode* n) {
     int r = pxc_readString(c, e, "objtype", type, sizeof(type));
     READ(r);
     if (!r) return missing(c, e, "objtype");
-    if (str2Type(type) == PX_OBJ_UNKNOWN) return pxc_error(c, e, "unknown object type");
+    if (pxc_str2Type(type) == PX_OBJ_UNKNOWN) return pxc_error(c, e, "unknown object type");
     TRY(requiredName(c, e, "objname", name));
     READ(pxc_readNum(c, e, "prm", &prm));
     TRY(pxc_checkUnused(c, e));

@@ -247,6 +247,19 @@ int pxc_readUser(pxcCtx* c, pxcNode* n, pxcUser* user) {
   return r;
 }
 
+// object type of a MuJoCo object name ("body", "geom", ...; mju_str2Type), PX_OBJ_UNKNOWN if none
+int pxc_str2Type(const char* s) {
+  static const char* const names[] = {
+      "body",  "xbody",   "joint",    "dof",    "geom",     "site",    "camera",
+      "light", "flex",    "mesh",     "skin",   "hfield",   "texture", "material",
+      "pair",  "exclude", "equality", "tendon", "actuator", "sensor",  "numeric",
+      "text",  "tuple",   "key",      "plugin", NULL};
+  for (int i = 0; names[i]; i++) {
+    if (!strcmp(s, names[i])) return i + 1;
+  }
+  return PX_OBJ_UNKNOWN;
+}
+
 //---------------------------------- orientation ---------------------------------------------------
 
 void pxc_normalize4(double q[4]) {

@@ -418,6 +418,9 @@ void pxc_normalize4(double q[4]);
 // quaternion of `times` x the euler angles, with the compiler's angle unit and sequence
 void pxc_eulerQuat(const pxcSpec* sp, const double euler[3], int times, double q[4]);
 
+// mjtObj value of an object type name ("body", "geom", ...), PX_OBJ_UNKNOWN if none
+int pxc_str2Type(const char* s);
+
 // error for every attribute of n no reader consumed
 pxtStatus pxc_checkUnused(pxcCtx* c, pxcNode* n);
 
