@@ -216,6 +216,7 @@ layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Px
 layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer PxmInt { int v[]; };
 layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer PxmFloat { float v[]; };
 layout(buffer_reference, std430, buffer_reference_align = 16) buffer PxdReal { PXL_REAL v[]; };
+layout(buffer_reference, std430, buffer_reference_align = 16) buffer PxdInt { int v[]; };
 
 // the model: sizes, options, one reference per array
 layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer PxModel {
@@ -645,6 +646,12 @@ layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Px
   PxdReal ctrl;  // (nu x 1) pxtNum
   PxdReal mocap_pos;  // (nmocap x 3) pxtNum
   PxdReal mocap_quat;  // (nmocap x 4) pxtNum
+  PxdReal qacc_warmstart;  // (nv x 1) pxtNum
+  PxdReal qfrc_applied;  // (nv x 1) pxtNum
+  PxdReal xfrc_applied;  // (nbody x 6) pxtNum
+  PxdInt eq_active;  // (neq x 1) pxtBool
+  PxdReal qacc;  // (nv x 1) pxtNum
+  PxdReal act_dot;  // (na x 1) pxtNum
   PxdReal xpos;  // (nbody x 3) pxtNum
   PxdReal xquat;  // (nbody x 4) pxtNum
   PxdReal xmat;  // (nbody x 9) pxtNum
@@ -663,7 +670,46 @@ layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Px
   PxdReal subtree_com;  // (nbody x 3) pxtNum
   PxdReal cdof;  // (nv x 6) pxtNum
   PxdReal cinert;  // (nbody x 10) pxtNum
+  PxdInt ten_wrapadr;  // (ntendon x 1) int
+  PxdInt ten_wrapnum;  // (ntendon x 1) int
+  PxdReal ten_J;  // (nJten x 1) pxtNum
   PxdReal ten_length;  // (ntendon x 1) pxtNum
+  PxdInt wrap_obj;  // (nwrap x 2) int
+  PxdReal wrap_xpos;  // (nwrap x 6) pxtNum
+  PxdReal actuator_length;  // (nu x 1) pxtNum
+  PxdInt moment_rownnz;  // (nu x 1) int
+  PxdInt moment_rowadr;  // (nu x 1) int
+  PxdInt moment_colind;  // (nJmom x 1) int
+  PxdReal actuator_moment;  // (nJmom x 1) pxtNum
+  PxdReal crb;  // (nbody x 10) pxtNum
+  PxdReal M;  // (nC x 1) pxtNum
+  PxdReal qLD;  // (nC x 1) pxtNum
+  PxdReal qLDiagInv;  // (nv x 1) pxtNum
+  PxdReal ten_velocity;  // (ntendon x 1) pxtNum
+  PxdReal actuator_velocity;  // (nu x 1) pxtNum
+  PxdReal cvel;  // (nbody x 6) pxtNum
+  PxdReal cdof_dot;  // (nv x 6) pxtNum
+  PxdReal qfrc_bias;  // (nv x 1) pxtNum
+  PxdReal qfrc_spring;  // (nv x 1) pxtNum
+  PxdReal qfrc_damper;  // (nv x 1) pxtNum
+  PxdReal qfrc_gravcomp;  // (nv x 1) pxtNum
+  PxdReal qfrc_fluid;  // (nv x 1) pxtNum
+  PxdReal qfrc_passive;  // (nv x 1) pxtNum
+  PxdReal subtree_linvel;  // (nbody x 3) pxtNum
+  PxdReal subtree_angmom;  // (nbody x 3) pxtNum
+  PxdReal qH;  // (nC x 1) pxtNum
+  PxdReal qHDiagInv;  // (nv x 1) pxtNum
+  PxdReal qDeriv;  // (nD x 1) pxtNum
+  PxdReal qLU;  // (nD x 1) pxtNum
+  PxdReal actuator_force;  // (nu x 1) pxtNum
+  PxdReal qfrc_actuator;  // (nv x 1) pxtNum
+  PxdReal qfrc_smooth;  // (nv x 1) pxtNum
+  PxdReal qacc_smooth;  // (nv x 1) pxtNum
+  PxdReal qfrc_constraint;  // (nv x 1) pxtNum
+  PxdReal qfrc_inverse;  // (nv x 1) pxtNum
+  PxdReal cacc;  // (nbody x 6) pxtNum
+  PxdReal cfrc_int;  // (nbody x 6) pxtNum
+  PxdReal cfrc_ext;  // (nbody x 6) pxtNum
 };
 
 // the parameter block of a dispatch
@@ -686,6 +732,12 @@ layout(push_constant, std430) uniform PxPush {
 #define PXS_ctrl (pxm.nu)
 #define PXS_mocap_pos (pxm.nmocap * 3)
 #define PXS_mocap_quat (pxm.nmocap * 4)
+#define PXS_qacc_warmstart (pxm.nv)
+#define PXS_qfrc_applied (pxm.nv)
+#define PXS_xfrc_applied (pxm.nbody * 6)
+#define PXS_eq_active (pxm.neq)
+#define PXS_qacc (pxm.nv)
+#define PXS_act_dot (pxm.na)
 #define PXS_xpos (pxm.nbody * 3)
 #define PXS_xquat (pxm.nbody * 4)
 #define PXS_xmat (pxm.nbody * 9)
@@ -704,7 +756,46 @@ layout(push_constant, std430) uniform PxPush {
 #define PXS_subtree_com (pxm.nbody * 3)
 #define PXS_cdof (pxm.nv * 6)
 #define PXS_cinert (pxm.nbody * 10)
+#define PXS_ten_wrapadr (pxm.ntendon)
+#define PXS_ten_wrapnum (pxm.ntendon)
+#define PXS_ten_J (pxm.nJten)
 #define PXS_ten_length (pxm.ntendon)
+#define PXS_wrap_obj (pxm.nwrap * 2)
+#define PXS_wrap_xpos (pxm.nwrap * 6)
+#define PXS_actuator_length (pxm.nu)
+#define PXS_moment_rownnz (pxm.nu)
+#define PXS_moment_rowadr (pxm.nu)
+#define PXS_moment_colind (pxm.nJmom)
+#define PXS_actuator_moment (pxm.nJmom)
+#define PXS_crb (pxm.nbody * 10)
+#define PXS_M (pxm.nC)
+#define PXS_qLD (pxm.nC)
+#define PXS_qLDiagInv (pxm.nv)
+#define PXS_ten_velocity (pxm.ntendon)
+#define PXS_actuator_velocity (pxm.nu)
+#define PXS_cvel (pxm.nbody * 6)
+#define PXS_cdof_dot (pxm.nv * 6)
+#define PXS_qfrc_bias (pxm.nv)
+#define PXS_qfrc_spring (pxm.nv)
+#define PXS_qfrc_damper (pxm.nv)
+#define PXS_qfrc_gravcomp (pxm.nv)
+#define PXS_qfrc_fluid (pxm.nv)
+#define PXS_qfrc_passive (pxm.nv)
+#define PXS_subtree_linvel (pxm.nbody * 3)
+#define PXS_subtree_angmom (pxm.nbody * 3)
+#define PXS_qH (pxm.nC)
+#define PXS_qHDiagInv (pxm.nv)
+#define PXS_qDeriv (pxm.nD)
+#define PXS_qLU (pxm.nD)
+#define PXS_actuator_force (pxm.nu)
+#define PXS_qfrc_actuator (pxm.nv)
+#define PXS_qfrc_smooth (pxm.nv)
+#define PXS_qacc_smooth (pxm.nv)
+#define PXS_qfrc_constraint (pxm.nv)
+#define PXS_qfrc_inverse (pxm.nv)
+#define PXS_cacc (pxm.nbody * 6)
+#define PXS_cfrc_int (pxm.nbody * 6)
+#define PXS_cfrc_ext (pxm.nbody * 6)
 
 // the model, the batch data and the current world, set by the entry point
 PxModel pxm;

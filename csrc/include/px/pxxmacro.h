@@ -387,6 +387,13 @@
   X(pxtNum,  ctrl,                 nu,          1) \
   X(pxtNum,  mocap_pos,            nmocap,      3) \
   X(pxtNum,  mocap_quat,           nmocap,      4) \
+  X(pxtNum,  qacc_warmstart,       nv,          1) \
+  X(pxtNum,  qfrc_applied,         nv,          1) \
+  X(pxtNum,  xfrc_applied,         nbody,       6) \
+  X(pxtBool, eq_active,            neq,         1) \
+  /* integration results */ \
+  X(pxtNum,  qacc,                 nv,          1) \
+  X(pxtNum,  act_dot,              na,          1) \
   /* position-dependent: kinematics */ \
   X(pxtNum,  xpos,                 nbody,       3) \
   X(pxtNum,  xquat,                nbody,       4) \
@@ -408,7 +415,50 @@
   X(pxtNum,  cdof,                 nv,          6) \
   X(pxtNum,  cinert,               nbody,       10) \
   /* position-dependent: tendons */ \
-  X(pxtNum,  ten_length,           ntendon,     1)
+  X(int,     ten_wrapadr,          ntendon,     1) \
+  X(int,     ten_wrapnum,          ntendon,     1) \
+  X(pxtNum,  ten_J,                nJten,       1) \
+  X(pxtNum,  ten_length,           ntendon,     1) \
+  X(int,     wrap_obj,             nwrap,       2) \
+  X(pxtNum,  wrap_xpos,            nwrap,       6) \
+  /* position-dependent: transmission */ \
+  X(pxtNum,  actuator_length,      nu,          1) \
+  X(int,     moment_rownnz,        nu,          1) \
+  X(int,     moment_rowadr,        nu,          1) \
+  X(int,     moment_colind,        nJmom,       1) \
+  X(pxtNum,  actuator_moment,      nJmom,       1) \
+  /* position-dependent: inertia */ \
+  X(pxtNum,  crb,                  nbody,       10) \
+  X(pxtNum,  M,                    nC,          1) \
+  X(pxtNum,  qLD,                  nC,          1) \
+  X(pxtNum,  qLDiagInv,            nv,          1) \
+  /* velocity-dependent */ \
+  X(pxtNum,  ten_velocity,         ntendon,     1) \
+  X(pxtNum,  actuator_velocity,    nu,          1) \
+  X(pxtNum,  cvel,                 nbody,       6) \
+  X(pxtNum,  cdof_dot,             nv,          6) \
+  X(pxtNum,  qfrc_bias,            nv,          1) \
+  X(pxtNum,  qfrc_spring,          nv,          1) \
+  X(pxtNum,  qfrc_damper,          nv,          1) \
+  X(pxtNum,  qfrc_gravcomp,        nv,          1) \
+  X(pxtNum,  qfrc_fluid,           nv,          1) \
+  X(pxtNum,  qfrc_passive,         nv,          1) \
+  X(pxtNum,  subtree_linvel,       nbody,       3) \
+  X(pxtNum,  subtree_angmom,       nbody,       3) \
+  X(pxtNum,  qH,                   nC,          1) \
+  X(pxtNum,  qHDiagInv,            nv,          1) \
+  X(pxtNum,  qDeriv,               nD,          1) \
+  X(pxtNum,  qLU,                  nD,          1) \
+  /* acceleration-dependent */ \
+  X(pxtNum,  actuator_force,       nu,          1) \
+  X(pxtNum,  qfrc_actuator,        nv,          1) \
+  X(pxtNum,  qfrc_smooth,          nv,          1) \
+  X(pxtNum,  qacc_smooth,          nv,          1) \
+  X(pxtNum,  qfrc_constraint,      nv,          1) \
+  X(pxtNum,  qfrc_inverse,         nv,          1) \
+  X(pxtNum,  cacc,                 nbody,       6) \
+  X(pxtNum,  cfrc_int,             nbody,       6) \
+  X(pxtNum,  cfrc_ext,             nbody,       6)
 
 #endif  // PX_INCLUDE_PX_PXXMACRO_H_
 // clang-format on
