@@ -157,7 +157,8 @@ static int customCount(const pxcSpec* s, const char* tag) {
 }
 
 static int nkeyOf(const pxcSpec* s) {
-  return s->nkey > s->sizekey ? s->nkey : s->sizekey;
+  int n = s->nkey + s->nakey;
+  return n > s->sizekey ? n : s->sizekey;
 }
 
 //---------------------------------- pair order ----------------------------------------------------
@@ -228,6 +229,7 @@ const char* pxc_miscName(const pxcSpec* s, int objtype, int id) {
     }
     case PX_OBJ_KEY:
       if (id >= 0 && id < s->nkey) name = attrValue(s->key[id], "name");
+      if (id >= s->nkey && id < s->nkey + s->nakey) name = s->akey[id - s->nkey].name;
       break;
     default:
       break;
@@ -1820,6 +1822,7 @@ static pxtStatus fillKeys(pxcCtx* c, pxModel* m) {
     TRY(keyList(c, m, n, i, "mpos", 3 * nmocap, mpos));
     TRY(keyList(c, m, n, i, "mquat", 4 * nmocap, mquat));
     TRY(keyList(c, m, n, i, "ctrl", nu, ctrl));
+    if (i >= s->nkey && i < s->nkey + s->nakey) TRY(pxc_fillAttachedKey(c, m, i - s->nkey, i));
 
     // quaternions: the compiler's normalization, then mj_normalizeQuat's
     for (int j = 0; j < m->njnt; j++) {

@@ -923,7 +923,7 @@ static pxtStatus parseAsset(pxcCtx* c, pxcNode* sec) {
     } else if (!strcmp(n->name, "skin")) {
       return unsupported(c, n, "skins");
     } else if (!strcmp(n->name, "model")) {
-      return unsupported(c, n, "model assets (attach)");
+      TRY(pxc_parseModelAsset(c, n));
     } else {
       return pxc_error(c, n, "unknown element in <asset>");
     }
@@ -1058,6 +1058,10 @@ static pxtStatus parseInertial(pxcCtx* c, pxcNode* n, int body, const frameTf* f
 // (offset, euler) from the replicate's frame, names suffixed by sep and the zero-padded index
 static pxtStatus parseReplicate(pxcCtx* c, pxcNode* n, int body, int childclass,
                                 const frameTf* frame) {
+  if (!c->spec->replicate.file) {
+    c->spec->replicate.file = n->file;
+    c->spec->replicate.line = n->line;
+  }
   int count = 0;
   double offset[3] = {0, 0, 0};
   double euler[3] = {0, 0, 0};
@@ -1241,7 +1245,9 @@ static pxtStatus parseChildren(pxcCtx* c, pxcNode* n, int body, int childclass,
     } else if (!strcmp(e, "replicate")) {
       TRY(parseReplicate(c, ch, body, childclass, frame));
     } else if (!strcmp(e, "attach")) {
-      return unsupported(c, ch, "<attach>");
+      int root = pxc_attach(c, ch, body);
+      if (root < 0) return c->st->code;
+      applyFrame(frame, s->body[root].pos, s->body[root].quat);
     } else if (!strcmp(e, "plugin")) {
       return unsupported(c, ch, "plugins");
     } else if (!strcmp(e, "composite") || !strcmp(e, "flexcomp")) {
@@ -1382,10 +1388,19 @@ pxtStatus pxc_parse(pxcCtx* c, pxcNode* root) {
     pxcNode* n = root->child[i];
     if (!strcmp(n->name, "keyframe")) TRY(pxc_parseKeyframes(c, n));
   }
-  return PX_OK;
+  if (s->nkey && s->replicate.file) {
+    // MuJoCo 3.12 expands <replicate> with the keyframes already read, checking their sizes
+    // against the partial model and copying each once per replica, suffixed
+    return PX_FAIL(c->st, PX_ERR_UNSUPPORTED,
+                   "%s:%d: <replicate>: keyframes in a model with <replicate> (MuJoCo replicates "
+                   "them) are not supported by phalanx yet",
+                   s->replicate.file, s->replicate.line);
+  }
+  return pxc_attachMisc(c);
 }
 
 void pxc_freeSpec(pxcSpec* s) {
+  pxc_freeAttach(s);
   for (int i = 0; i < s->nmesh; i++) {
     free(s->mesh[i].vertex);
     free(s->mesh[i].face);

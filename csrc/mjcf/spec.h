@@ -304,6 +304,35 @@ typedef struct {
   int firstjnt, njnt;  // joints are stored in body order
 } pxcBody;
 
+//---------------------------------- model composition (attach.c) ---------------------------------
+
+typedef struct pxcSpec_ pxcSpec;
+
+// a <model> asset: a parsed (and, when it has keyframes, compiled) child model
+typedef struct {
+  pxcSrc src;
+  char name[PXC_NAME];
+  char dir[1024], meshdir[1024];  // where its mesh and height field files are resolved
+  pxcDoc* doc;
+  pxcSpec* spec;
+  pxModel* model;  // compiled, for its keyframes; NULL without keyframes
+  int hasoption;   // it has an <option> element
+} pxcChild;
+
+// one <attach>: which child, names, and child element -> parent element maps (-1: not copied)
+typedef struct {
+  pxcSrc src;
+  int child;
+  char prefix[PXC_NAME], suffix[PXC_NAME];
+  int *bodymap, *jntmap, *geommap, *sitemap, *tenmap, *actmap;
+} pxcAttach;
+
+// a keyframe contributed by an attachment: keyframe `key` of the child of attachment `attach`
+typedef struct {
+  char name[PXC_NAME];
+  int attach, key;
+} pxcAKey;
+
 //---------------------------------- the whole spec
 //-------------------------------------------------
 
@@ -313,7 +342,7 @@ typedef struct {
   int n##name;               \
   int cap##name
 
-typedef struct {
+struct pxcSpec_ {
   // compiler settings
   int degree;  // angles in degrees
   char eulerseq[4];
@@ -359,7 +388,11 @@ typedef struct {
   PXC_LIST(pxcNode*, custom);  // numeric, text and tuple elements
   PXC_LIST(pxcTexture, texture);
   PXC_LIST(pxcHfield, hfield);
-} pxcSpec;
+  pxcSrc replicate;             // the first <replicate>, if any
+  PXC_LIST(pxcChild, child);    // <model> assets
+  PXC_LIST(pxcAttach, attach);  // <attach> elements, in document order
+  PXC_LIST(pxcAKey, akey);      // keyframes of attached models, after the spec's own
+};
 
 // parse context
 typedef struct {
@@ -367,6 +400,7 @@ typedef struct {
   pxcSpec* spec;
   pxcDoc* doc;
   char suffix[PXC_NAME];  // name suffix inside <replicate> (MuJoCo appends the copy index)
+  int depth;              // nesting of <model> assets
 } pxcCtx;
 
 // return a failed status from the enclosing function
@@ -440,5 +474,14 @@ pxtStatus pxc_compileHfields(pxcCtx* c);
 pxtStatus pxc_parse(pxcCtx* c, pxcNode* root);
 pxtStatus pxc_compile(pxcCtx* c, pxModel** out);
 void pxc_freeSpec(pxcSpec* spec);
+
+// model composition (attach.c): a <model> asset; an <attach> under body `parent` (returns the
+// new subtree root body, or -1 with the status set); the attached tendons, actuators, ... and
+// keyframes, after the parent's own; the values of attached keyframe `akey` into key `key`
+pxtStatus pxc_parseModelAsset(pxcCtx* c, pxcNode* n);
+int pxc_attach(pxcCtx* c, pxcNode* n, int parent);
+pxtStatus pxc_attachMisc(pxcCtx* c);
+pxtStatus pxc_fillAttachedKey(pxcCtx* c, const pxModel* m, int akey, int key);
+void pxc_freeAttach(pxcSpec* spec);
 
 #endif  // PX_MJCF_SPEC_H_

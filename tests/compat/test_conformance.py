@@ -29,7 +29,8 @@ FAST = sorted(glob.glob(shared_model("gymnasium", "*.xml"))) + [
 NAMED = [
     shared_model("mujoco", "model", d, f)
     for d, f in [("tendon_arm", "arm26.xml"), ("slider_crank", "slider_crank.xml"),
-                 ("car", "car.xml"), ("mug", "mug.xml"), ("adhesion", "active_adhesion.xml")]
+                 ("car", "car.xml"), ("mug", "mug.xml"), ("adhesion", "active_adhesion.xml"),
+                 ("humanoid", "22_humanoids.xml"), ("humanoid", "humanoid100.xml")]
 ]
 
 # corpus models phalanx rejects today, with the reason (known_unsupported.tsv); the list may only
@@ -116,6 +117,22 @@ def test_compiled_model(model_path):
             assert getattr(ours, s) == getattr(ref, s), f"size {s}: {getattr(ours, s)} != {getattr(ref, s)}"
     for name in compared_fields(ours, ref):
         assert_field(name, getattr(ours, name), getattr(ref, name))
+    # options (defaults, <option>, <flag>, merged options of attached models) and the statistics
+    # the compiler computes (meaninertia comes from the engine)
+    for name in OPTION_FIELDS:
+        assert_field("opt." + name, np.atleast_1d(getattr(ours.opt, name)),
+                     np.atleast_1d(getattr(ref.opt, name)))
+    for name in ("meanmass", "meansize", "extent", "center"):
+        assert_field("stat." + name, np.atleast_1d(getattr(ours.stat, name)),
+                     np.atleast_1d(getattr(ref.stat, name)))
+
+
+OPTION_FIELDS = ("timestep", "impratio", "tolerance", "ls_tolerance", "noslip_tolerance",
+                 "ccd_tolerance", "sleep_tolerance", "gravity", "wind", "magnetic", "density",
+                 "viscosity", "o_margin", "o_solref", "o_solimp", "o_friction", "integrator",
+                 "cone", "jacobian", "solver", "iterations", "ls_iterations",
+                 "noslip_iterations", "ccd_iterations", "disableflags", "enableflags",
+                 "disableactuator", "sdf_initpoints", "sdf_iterations")
 
 
 def random_qpos(ref, rng):
