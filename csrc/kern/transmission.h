@@ -73,7 +73,7 @@ PX_FN void pxk_trnReverse(PX_MDC int adr, int n) {
 }
 
 // joint and jointinparent transmissions; returns the row's nonzero count
-PX_FN int pxk_trnJoint(PX_MDC int i, int out, int adr, int id) {
+PX_FN int pxk_trnJoint(PX_MDC int i, int orow, int adr, int id) {
   int jtype = M(jnt_type, id);
   int qadr = M(jnt_qposadr, id);
   int dadr = M(jnt_dofadr, id);
@@ -84,12 +84,12 @@ PX_FN int pxk_trnJoint(PX_MDC int i, int out, int adr, int id) {
   PXR axis[3];
   PXR g3[3];
   PXR ga[3];
-  PXK_GET(6, gear, M, actuator_gear, 6 * out);
+  PXK_GET(6, gear, M, actuator_gear, 6 * orow);
 
   if (jtype == PX_JNT_SLIDE || jtype == PX_JNT_HINGE) {
     D(moment_colind, adr) = dadr;
     PXR len = D(qpos, qadr) * gear[0];
-    D(actuator_length, out) = len;
+    D(actuator_length, orow) = len;
     D(actuator_moment, adr) = gear[0];
     return 1;
   }
@@ -107,7 +107,7 @@ PX_FN int pxk_trnJoint(PX_MDC int i, int out, int adr, int id) {
       pxk_trnNegQuat(nq, quat);
       pxk_rotVecQuat(ga, g3, nq);
     }
-    D(actuator_length, out) = pxk_tenDot3(axis, ga);
+    D(actuator_length, orow) = pxk_tenDot3(axis, ga);
     for (int k = 0; k < 3; k++) {
       D(moment_colind, adr + k) = dadr + k;
       D(actuator_moment, adr + k) = ga[k];
@@ -116,7 +116,7 @@ PX_FN int pxk_trnJoint(PX_MDC int i, int out, int adr, int id) {
   }
 
   // free joint: no meaningful length; translation gear as is, rotation gear in the body frame
-  D(actuator_length, out) = PX_R(0.0);
+  D(actuator_length, orow) = PX_R(0.0);
   g3[0] = gear[3];
   g3[1] = gear[4];
   g3[2] = gear[5];
@@ -137,10 +137,10 @@ PX_FN int pxk_trnJoint(PX_MDC int i, int out, int adr, int id) {
 }
 
 // slider-crank transmission; returns the row's nonzero count
-PX_FN int pxk_trnSliderCrank(PX_MDC int i, int out, int adr, int id) {
+PX_FN int pxk_trnSliderCrank(PX_MDC int i, int orow, int adr, int id) {
   int idslider = M(actuator_trnid, 2 * i + 1);
-  PXR rod = M(actuator_cranklength, out);
-  PXR gear0 = M(actuator_gear, 6 * out);
+  PXR rod = M(actuator_cranklength, orow);
+  PXR gear0 = M(actuator_gear, 6 * orow);
   PXR axis[3];
   PXR vec[3];
   PXR sp[3];
@@ -183,7 +183,7 @@ PX_FN int pxk_trnSliderCrank(PX_MDC int i, int out, int adr, int id) {
     pxk_copy3(dldv, axis);
   }
   len *= gear0;
-  D(actuator_length, out) = len;
+  D(actuator_length, orow) = len;
 
   // chain rule over the merged dof chains of the crank site's and the slider site's bodies
   PXR off0[3];
@@ -237,7 +237,7 @@ PX_FN int pxk_trnSliderCrank(PX_MDC int i, int out, int adr, int id) {
 }
 
 // site transmission, with or without a reference site; returns the row's nonzero count
-PX_FN int pxk_trnSite(PX_MDC int i, int out, int adr, int id) {
+PX_FN int pxk_trnSite(PX_MDC int i, int orow, int adr, int id) {
   int refid = M(actuator_trnid, 2 * i + 1);
   PXR gear[6];
   PXR g3[3];
@@ -256,7 +256,7 @@ PX_FN int pxk_trnSite(PX_MDC int i, int out, int adr, int id) {
   PXR j1[3];
   PXR jp[3];
   PXR jr[3];
-  PXK_GET(6, gear, M, actuator_gear, 6 * out);
+  PXK_GET(6, gear, M, actuator_gear, 6 * orow);
   int b0 = M(site_bodyid, id);
   PXK_GET(3, sp, D, site_xpos, 3 * id);
   pxk_tenOffset(PX_MDARGC off0, sp, b0);
@@ -264,7 +264,7 @@ PX_FN int pxk_trnSite(PX_MDC int i, int out, int adr, int id) {
 
   if (refid == -1) {
     // wrench: the gear in the site frame, projected on the site's Jacobian
-    D(actuator_length, out) = PX_R(0.0);
+    D(actuator_length, orow) = PX_R(0.0);
     PXK_GET(9, mat, D, site_xmat, 9 * id);
     for (int k = 0; k < 3; k++) g3[k] = gear[k];
     pxk_mulMatVec3(wt, mat, g3);
@@ -318,7 +318,7 @@ PX_FN int pxk_trnSite(PX_MDC int i, int out, int adr, int id) {
     len += l;
     pxk_mulMatVec3(wr, mat, g3);
   }
-  D(actuator_length, out) = len;
+  D(actuator_length, orow) = len;
 
   int da0 = pxk_tenLastDof(PX_MDARGC b0);
   int da1 = pxk_tenLastDof(PX_MDARGC b1);
@@ -363,20 +363,20 @@ PX_FN int pxk_trnSite(PX_MDC int i, int out, int adr, int id) {
 PX_FN void pxk_transmission(PX_MD) {
   if (PX_LANE != 0) return;
   for (int i = 0; i < MS(nu); i++) {
-    int out = M(actuator_outadr, i);
-    int adr = out == 0 ? 0 : D(moment_rowadr, out - 1) + D(moment_rownnz, out - 1);
-    D(moment_rowadr, out) = adr;
+    int orow = M(actuator_outadr, i);
+    int adr = orow == 0 ? 0 : D(moment_rowadr, orow - 1) + D(moment_rownnz, orow - 1);
+    D(moment_rowadr, orow) = adr;
     int id = M(actuator_trnid, 2 * i);
     int trn = M(actuator_trntype, i);
     int nnz = 0;
     if (trn == PX_TRN_JOINT || trn == PX_TRN_JOINTINPARENT) {
-      nnz = pxk_trnJoint(PX_MDARGC i, out, adr, id);
+      nnz = pxk_trnJoint(PX_MDARGC i, orow, adr, id);
     } else if (trn == PX_TRN_SLIDERCRANK) {
-      nnz = pxk_trnSliderCrank(PX_MDARGC i, out, adr, id);
+      nnz = pxk_trnSliderCrank(PX_MDARGC i, orow, adr, id);
     } else if (trn == PX_TRN_TENDON) {
-      PXR gear0 = M(actuator_gear, 6 * out);
+      PXR gear0 = M(actuator_gear, 6 * orow);
       PXR len = D(ten_length, id) * gear0;
-      D(actuator_length, out) = len;
+      D(actuator_length, orow) = len;
       int tadr = M(ten_J_rowadr, id);
       nnz = M(ten_J_rownnz, id);
       for (int k = 0; k < nnz; k++) {
@@ -385,12 +385,12 @@ PX_FN void pxk_transmission(PX_MD) {
         D(actuator_moment, adr + k) = v;
       }
     } else if (trn == PX_TRN_SITE) {
-      nnz = pxk_trnSite(PX_MDARGC i, out, adr, id);
+      nnz = pxk_trnSite(PX_MDARGC i, orow, adr, id);
     } else {
       // body (adhesion) without contacts: no length, an empty row
-      D(actuator_length, out) = PX_R(0.0);
+      D(actuator_length, orow) = PX_R(0.0);
     }
-    D(moment_rownnz, out) = nnz;
+    D(moment_rownnz, orow) = nnz;
   }
 }
 
