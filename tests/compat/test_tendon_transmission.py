@@ -351,12 +351,28 @@ def test_corpus(corpus_model):
     compare(ours, ref)
 
 
+@pytest.mark.asan
 @pytest.mark.parametrize("name", sorted(INLINE))
 def test_inline(name):
     xml = INLINE[name]
     ours = phalanx.Model.from_xml_string(xml)
     ref = mujoco.MjModel.from_xml_string(xml)
     compare(ours, ref, trials=40)
+
+
+@pytest.mark.asan
+def test_actuation_disabled():
+    """With actuation disabled MuJoCo still computes moments, but zeroes actuator_velocity."""
+    flag = '<mujoco>\n  <option><flag actuation="disable"/></option>'
+    xml = INLINE["joints"].replace("<mujoco>", flag, 1)
+    ours = phalanx.Model.from_xml_string(xml)
+    ref = mujoco.MjModel.from_xml_string(xml)
+    assert ref.opt.disableflags & mujoco.mjtDisableBit.mjDSBL_ACTUATION
+    compare(ours, ref, trials=4)
+    d = phalanx.Data(ours)
+    d.qvel[:] = 1.0
+    run_ours(ours, d)
+    assert not np.any(d.actuator_velocity) and np.any(d.actuator_moment)
 
 
 def test_inline_covers_wrap_inside_and_no_root():
