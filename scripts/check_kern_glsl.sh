@@ -5,6 +5,8 @@
 #   - every OpFAdd/OpFSub/OpFMul/OpFDiv carries the NoContraction decoration;
 #   - no GLSL.std.450 Sin/Cos/Tan/Asin/Acos/Atan/Atan2/Exp/Exp2/Log/Log2/Pow/InverseSqrt/Fma;
 #   - the fp32 module declares neither the Float64 nor the Int64 capability.
+# Then compiles the stage headers no shader includes yet (csrc/kern/tendon.h, transmission.h)
+# through shaders/layout.glsl and lints them with scripts/spirv_lint.py --strict.
 # Needs glslc and spirv-dis (Debian: glslc, spirv-tools). Exits nonzero on any violation.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -112,6 +114,49 @@ PY
     fi
   done
 done
+
+# the stage headers that no shaders/*.comp includes yet (csrc/kern/tendon.h, transmission.h):
+# compiled through the generated layout as the shaders are, fp64 and fp32, -O0 and -O, and
+# linted as the embedded modules are (scripts/spirv_lint.py --strict)
+cat >"$tmp/stages_check.comp" <<'EOF'
+#version 460
+#extension GL_EXT_buffer_reference : require
+#extension GL_GOOGLE_include_directive : require
+#ifndef PX_FP32
+#extension GL_ARB_gpu_shader_fp64 : require
+#endif
+layout(local_size_x_id = 0) in;
+#include "shaders/layout.glsl"
+#include "kern/prelude_glsl.h"
+#include "kern/tendon.h"
+#include "kern/transmission.h"
+void main() {
+  PxParams p = pxpush.params;
+  int wg = int(gl_WorkGroupID.x);
+  if (wg >= p.nworld - pxpush.world0) return;
+  pxm = p.model;
+  pxd = p.data;
+  pxw = pxpush.world0 + wg;
+  pxzero = PX_REAL(min(pxw, 0));
+  pxk_tendon(PX_MDARG);
+  PX_SYNC();
+  pxk_transmission(PX_MDARG);
+  PX_SYNC();
+  pxk_tendonVelocity(PX_MDARG);
+}
+EOF
+for variant in f64 f32; do
+  defs=""
+  if [ "$variant" = f32 ]; then defs="-DPX_FP32"; fi
+  for opt in -O0 -O; do
+    glslc -fshader-stage=compute --target-env=vulkan1.2 -std=460 $opt $defs -Icsrc -I. \
+      -o "$tmp/stages_$variant$opt.spv" "$tmp/stages_check.comp"
+  done
+done
+if ! python3 scripts/spirv_lint.py --strict "$tmp"/stages_*.spv; then
+  echo "stages: tendon.h/transmission.h fail the SPIR-V lint"
+  fail=1
+fi
 
 if [ "$fail" != 0 ]; then
   echo "check_kern_glsl: FAILED"

@@ -658,6 +658,44 @@ static PyObject* py_kinematics(PyObject* mod, PyObject* args) {
   Py_END_ALLOW_THREADS Py_RETURN_NONE;
 }
 
+// private stage hooks for the tests: _tendon, _transmission, _tendonVelocity (model, data)
+static PyObject* py_tendon(PyObject* mod, PyObject* args) {
+  (void)mod;
+  PyObject *model, *data;
+  if (!PyArg_ParseTuple(args, "OO:_tendon", &model, &data)) return NULL;
+  if (!checkPair(model, data, "_tendon")) return NULL;
+  DataObject* dob = (DataObject*)data;
+  const pxModel* m = ((ModelObject*)model)->m;
+  Py_BEGIN_ALLOW_THREADS px_tendon(m, &dob->d);
+  Py_END_ALLOW_THREADS Py_RETURN_NONE;
+}
+
+static PyObject* py_transmission(PyObject* mod, PyObject* args) {
+  (void)mod;
+  PyObject *model, *data;
+  if (!PyArg_ParseTuple(args, "OO:_transmission", &model, &data)) return NULL;
+  if (!checkPair(model, data, "_transmission")) return NULL;
+  DataObject* dob = (DataObject*)data;
+  const pxModel* m = ((ModelObject*)model)->m;
+  pxStatus st;
+  px_statusClear(&st);
+  pxtStatus code;
+  Py_BEGIN_ALLOW_THREADS code = px_transmission(m, &dob->d, &st);
+  Py_END_ALLOW_THREADS if (code != PX_OK) return py_raise(&st);
+  Py_RETURN_NONE;
+}
+
+static PyObject* py_tendonVelocity(PyObject* mod, PyObject* args) {
+  (void)mod;
+  PyObject *model, *data;
+  if (!PyArg_ParseTuple(args, "OO:_tendonVelocity", &model, &data)) return NULL;
+  if (!checkPair(model, data, "_tendonVelocity")) return NULL;
+  DataObject* dob = (DataObject*)data;
+  const pxModel* m = ((ModelObject*)model)->m;
+  Py_BEGIN_ALLOW_THREADS px_tendonVelocity(m, &dob->d);
+  Py_END_ALLOW_THREADS Py_RETURN_NONE;
+}
+
 //---------------------------------- Vulkan --------------------------------------------------------
 
 typedef struct {
@@ -880,6 +918,12 @@ static PyObject* py_vulkan_available(PyObject* mod, PyObject* unused) {
 static PyMethodDef moduleMethods[] = {
     {"kinematics", py_kinematics, METH_VARARGS,
      "kinematics(model, data): forward kinematics, com frames, cameras, lights, fixed tendons"},
+    {"_tendon", py_tendon, METH_VARARGS,
+     "_tendon(model, data): tendon lengths, paths and Jacobians (after kinematics)"},
+    {"_transmission", py_transmission, METH_VARARGS,
+     "_transmission(model, data): actuator lengths and moments (after _tendon)"},
+    {"_tendonVelocity", py_tendonVelocity, METH_VARARGS,
+     "_tendonVelocity(model, data): ten_velocity and actuator_velocity (after _transmission)"},
     {"vulkan_available", py_vulkan_available, METH_NOARGS,
      "vulkan_available() -> (bool, reason): whether a Vulkan compute device can be used"},
     {NULL, NULL, 0, NULL}};

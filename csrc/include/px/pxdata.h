@@ -50,4 +50,20 @@ long px_dataFieldSize(const pxModel* m, const char* name);
 // Forward kinematics of one world (CPU executor of csrc/kern/kinematics.h).
 void px_kinematics(const pxModel* m, pxData* d);
 
+// Tendon lengths, paths and Jacobians (ten_length, ten_J, ten_wrapadr/num, wrap_obj/xpos) of one
+// world after kinematics (CPU executor of csrc/kern/tendon.h).
+void px_tendon(const pxModel* m, pxData* d);
+
+// PX_OK when px_transmission can compute every actuator of m exactly, else PX_ERR_UNSUPPORTED
+// with st naming the first that it cannot (body transmissions where contacts can exist).
+pxtStatus px_transmissionSupported(const pxModel* m, pxStatus* st);
+
+// Actuator lengths and sparse moments of one world after px_tendon (csrc/kern/transmission.h);
+// fails as px_transmissionSupported does, computing nothing.
+pxtStatus px_transmission(const pxModel* m, pxData* d, pxStatus* st);
+
+// ten_velocity and actuator_velocity (zero with actuation disabled) of one world: the sparse
+// rows of ten_J and actuator_moment times qvel.
+void px_tendonVelocity(const pxModel* m, pxData* d);
+
 #endif  // PX_INCLUDE_PX_PXDATA_H_

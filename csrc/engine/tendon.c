@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: Apache-2.0
+// CPU entry points of the tendon and transmission stages (csrc/kern/tendon.h, transmission.h).
+#include "kern/prelude_c.h"
+
+#include "kern/tendon.h"
+#include "kern/transmission.h"
+
+void px_tendon(const pxModel* m, pxData* d) {
+  pxk_tendon(m, d);
+}
+
+pxtStatus px_transmissionSupported(const pxModel* m, pxStatus* st) {
+  // body transmission reads contacts, which phalanx does not compute yet; MuJoCo has none when
+  // contacts or constraints are disabled or only the world body exists, and then the kernel's
+  // empty row is exact
+  int nocontact = (m->opt.disableflags & (PX_DSBL_CONSTRAINT | PX_DSBL_CONTACT)) || m->nbody < 2;
+  for (int i = 0; i < m->nu; i++) {
+    int trn = m->actuator_trntype[i];
+    if (trn == PX_TRN_BODY && !nocontact) {
+      return PX_FAIL(st, PX_ERR_UNSUPPORTED,
+                     "body transmission (adhesion actuator %d) needs contacts, which phalanx "
+                     "does not compute yet",
+                     i);
+    }
+    if (trn == PX_TRN_SO3) {
+      return PX_FAIL(st, PX_ERR_UNSUPPORTED,
+                     "SO3 transmission (actuator %d) is not supported by phalanx yet", i);
+    }
+    if (m->actuator_outnum[i] != 1 || m->actuator_outadr[i] != i) {
+      return PX_FAIL(st, PX_ERR_UNSUPPORTED,
+                     "actuator %d with %d outputs is not supported by phalanx yet", i,
+                     m->actuator_outnum[i]);
+    }
+  }
+  return PX_OK;
+}
+
+pxtStatus px_transmission(const pxModel* m, pxData* d, pxStatus* st) {
+  pxtStatus code = px_transmissionSupported(m, st);
+  if (code != PX_OK) return code;
+  pxk_transmission(m, d);
+  return PX_OK;
+}
+
+void px_tendonVelocity(const pxModel* m, pxData* d) {
+  pxk_tendonVelocity(m, d);
+}
