@@ -128,6 +128,7 @@ def load(name, integrator=None):
 
 #---------------------------------- position utilities ---------------------------------------------
 
+@pytest.mark.asan
 @pytest.mark.parametrize("name", ["joints", "humanoid", "ant"])
 def test_integrate_differentiate_normalize(name):
     mm, pm = load(name)
@@ -158,6 +159,7 @@ def test_integrate_differentiate_normalize(name):
     assert worst <= TOL, worst
 
 
+@pytest.mark.asan
 def test_position_utilities_validate_arguments():
     _, pm = load("joints")
     with pytest.raises(ValueError):
@@ -179,6 +181,7 @@ def compare_stage(mm, md, pm, pd, extra):
     return errs
 
 
+@pytest.mark.asan
 @pytest.mark.parametrize("name", ["joints", "humanoid", "walker2d", "ant"])
 def test_euler_stage(name):
     mm, pm = load(name, integrator=0)
@@ -209,6 +212,7 @@ def test_euler_flags():
         assert max(errs.values()) <= TOL, (flags, errs)
 
 
+@pytest.mark.asan
 @pytest.mark.parametrize("name", ["joints", "humanoid", "ant", "walker2d"])
 def test_implicitfast_stage(name):
     mm, pm = load(name, integrator=3)
@@ -315,6 +319,7 @@ def test_reset_and_keyframe():
         assert np.array_equal(np.asarray(getattr(pd, f)), np.asarray(getattr(md, f))), f
 
 
+@pytest.mark.asan
 def test_state_roundtrip():
     mm, pm = pair_from_xml(KEY_XML)
     md, pd = mujoco.MjData(mm), phalanx.Data(pm)
@@ -350,6 +355,7 @@ def test_state_roundtrip():
         phalanx.stateSize(pm, 1 << 14)
 
 
+@pytest.mark.asan
 def test_copy_and_pickle():
     _, pm = pair_from_xml(KEY_XML)
     pd = phalanx.Data(pm)
