@@ -7,14 +7,14 @@
 //           d->M, d->qvel, d->act, d->act_dot, d->qacc, d->qfrc_smooth, d->qfrc_constraint,
 //           d->ten_J, d->ten_velocity, d->actuator_moment (+ moment_rownnz/rowadr/colind),
 //           d->actuator_force, d->actuator_length, d->ctrl, d->xpos/xmat/xipos/ximat (free
-//           bodies of implicitfast), d->cdof, d->cdof_dot, d->cvel, d->cinert (rne derivative)
+//           bodies of implicitfast)
 //   writes: d->qH, d->qHDiagInv (Euler, implicitfast), d->qDeriv, d->qLU (implicit),
 //           d->qpos, d->qvel, d->act, d->qacc_warmstart
 // Scratch: the integrated acceleration lives in d->qacc_warmstart between the solve and the
 // velocity update (MuJoCo keeps it on its stack); the advance then overwrites qacc_warmstart
 // with d->qacc, exactly as mj_advance does, so nothing else sees the scratch value.
-// The rne velocity derivative (implicit only) keeps its sparse 6-row blocks in the scratch
-// arrays rnd_cdofdot (nD x 6), rnd_cvel, rnd_cacc, rnd_cfrc (nB x 6).
+// The rne velocity derivative of the full implicit integrator (mjd_rne_vel) is not here yet:
+// px_integratorCheck refuses integrator="implicit".
 // Time is not a Data array: the CPU orchestration (csrc/engine/step.c) advances it.
 // Sequential parts (factorizations, sparse solves, tree passes) run on lane 0 in MuJoCo's order.
 #ifndef PX_KERN_INTEGRATE_H_
