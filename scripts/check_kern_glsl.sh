@@ -54,14 +54,50 @@ void main() {
 }
 EOF
 
+# the integration stages (csrc/kern/integrate.h) through the generated layout, as a stage shader
+cat >"$tmp/integrate_check.comp" <<'EOF'
+#version 460
+#extension GL_EXT_buffer_reference : require
+#extension GL_GOOGLE_include_directive : require
+#ifndef PX_FP32
+#extension GL_ARB_gpu_shader_fp64 : require
+#endif
+layout(local_size_x_id = 0) in;
+#include "layout.glsl"
+#include "kern/prelude_glsl.h"
+#include "kern/integrate.h"
+
+void main() {
+  PxParams p = pxpush.params;
+  int wg = int(gl_WorkGroupID.x);
+  if (wg >= p.nworld - pxpush.world0) return;
+  pxm = p.model;
+  pxd = p.data;
+  pxw = pxpush.world0 + wg;
+  pxzero = PX_REAL(min(pxw, 0));
+  if (pxm.opt_integrator >= PX_INT_IMPLICIT) {
+    pxk_implicitDeriv(PX_MDARG);
+    pxk_implicitSolve(PX_MDARGC 0);
+  } else {
+    pxk_euler(PX_MDARGC 0);
+  }
+  pxk_advanceAct(PX_MDARG);
+  pxk_advanceVel(PX_MDARG);
+  pxk_advancePos(PX_MDARG);
+  pxk_normalizeQuat(PX_MDARG);
+}
+EOF
+
 fail=0
+for src in libm_check integrate_check; do
 for variant in fp64 fp32; do
   defs=""
   if [ "$variant" = fp32 ]; then defs="-DPX_FP32"; fi
   for opt in -O0 -O; do
     name="$variant$opt"
-    glslc -fshader-stage=compute --target-env=vulkan1.2 -std=460 $opt $defs -Icsrc \
-      -o "$tmp/$name.spv" "$tmp/libm_check.comp"
+    [ "$src" = libm_check ] || name="$src-$variant$opt"
+    glslc -fshader-stage=compute --target-env=vulkan1.2 -std=460 $opt $defs -Icsrc -Ishaders \
+      -o "$tmp/$name.spv" "$tmp/$src.comp"
     spirv-dis --raw-id "$tmp/$name.spv" -o "$tmp/$name.spvasm"
 
     # float arithmetic without NoContraction
@@ -113,6 +149,7 @@ PY
       fail=1
     fi
   done
+done
 done
 
 # the stage headers that no shaders/*.comp includes yet (csrc/kern/tendon.h, transmission.h):

@@ -193,20 +193,8 @@ void px_worldView(const pxWorlds* w, int world, pxData* d) {
 void px_resetWorld(const pxModel* m, pxWorlds* w, int world) {
   pxData d;
   px_worldView(w, world, &d);
-#define X(type, name, nrow, ncol) memset(d.name, 0, (size_t)m->nrow*(size_t)(ncol) * sizeof(type));
-  PX_DATA_FIELDS(X)
-#undef X
-  w->time[world] = 0;
-  if (m->nq) memcpy(d.qpos, m->qpos0, sizeof(pxtNum) * (size_t)m->nq);
-
-  // mocap bodies start at their model frames
-  for (int i = 0; i < m->nbody; i++) {
-    int id = m->body_mocapid[i];
-    if (id >= 0) {
-      memcpy(d.mocap_pos + 3 * id, m->body_pos + 3 * i, 3 * sizeof(pxtNum));
-      memcpy(d.mocap_quat + 4 * id, m->body_quat + 4 * i, 4 * sizeof(pxtNum));
-    }
-  }
+  px_resetData(m, &d);
+  w->time[world] = d.time;
 }
 
 //---------------------------------- names ---------------------------------------------------------

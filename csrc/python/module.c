@@ -456,6 +456,10 @@ static PyObject* model_get_frozen(PyObject* self, void* closure) {
   return PyBool_FromLong(((ModelObject*)self)->m->frozen);
 }
 
+static PyObject* model_to_bytes(PyObject* self, PyObject* unused);
+static PyObject* model_from_bytes(PyObject* cls, PyObject* args);
+static PyObject* model_copy(PyObject* self, PyObject* unused);
+
 static PyMethodDef modelMethods[] = {
     {"from_xml_path", model_from_xml_path, METH_VARARGS | METH_CLASS,
      "from_xml_path(path) -> Model: compile an MJCF file"},
@@ -464,6 +468,10 @@ static PyMethodDef modelMethods[] = {
     {"name2id", model_name2id, METH_VARARGS, "name2id(objtype, name) -> id or -1"},
     {"id2name", model_id2name, METH_VARARGS, "id2name(objtype, id) -> name or None"},
     {"__dir__", model_dir, METH_NOARGS, NULL},
+    {"_to_bytes", model_to_bytes, METH_NOARGS, "the model serialized (for pickling)"},
+    {"_from_bytes", model_from_bytes, METH_VARARGS | METH_CLASS,
+     "_from_bytes(b) -> Model: a model serialized by _to_bytes in this build"},
+    {"__copy__", model_copy, METH_NOARGS, "a deep copy (unfrozen)"},
     {NULL, NULL, 0, NULL}};
 
 static PyGetSetDef modelGetSet[] = {
@@ -597,8 +605,14 @@ static PyObject* data_get_model(PyObject* self, void* closure) {
   return (PyObject*)dob->model;
 }
 
-static PyMethodDef dataMethods[] = {{"__dir__", data_dir, METH_NOARGS, NULL},
-                                    {NULL, NULL, 0, NULL}};
+static PyObject* data_to_bytes(PyObject* self, PyObject* unused);
+static PyObject* data_set_bytes(PyObject* self, PyObject* args);
+
+static PyMethodDef dataMethods[] = {
+    {"__dir__", data_dir, METH_NOARGS, NULL},
+    {"_to_bytes", data_to_bytes, METH_NOARGS, "time and every array, as bytes (for pickling)"},
+    {"_set_bytes", data_set_bytes, METH_VARARGS, "_set_bytes(b): restore what _to_bytes gave"},
+    {NULL, NULL, 0, NULL}};
 static PyGetSetDef dataGetSet[] = {
     {"model", data_get_model, NULL, "the Model this Data belongs to", NULL},
     {NULL, NULL, NULL, NULL, NULL}};
@@ -694,6 +708,326 @@ static PyObject* py_tendonVelocity(PyObject* mod, PyObject* args) {
   const pxModel* m = ((ModelObject*)model)->m;
   Py_BEGIN_ALLOW_THREADS px_tendonVelocity(m, &dob->d);
   Py_END_ALLOW_THREADS Py_RETURN_NONE;
+}
+
+//---------------------------------- integration and state -----------------------------------------
+
+// a float64 C-contiguous array of n elements: writable ones must be such arrays already (the
+// result is written in place, as MuJoCo's bindings do); inputs are converted
+static PyArrayObject* numArg(PyObject* obj, npy_intp n, int writable, const char* fn,
+                             const char* name) {
+  if (writable) {
+    if (!PyArray_Check(obj) || PyArray_TYPE((PyArrayObject*)obj) != NPY_FLOAT64 ||
+        !PyArray_IS_C_CONTIGUOUS((PyArrayObject*)obj) ||
+        !PyArray_ISWRITEABLE((PyArrayObject*)obj)) {
+      PyErr_Format(PyExc_TypeError, "%s: %s must be a writable C-contiguous float64 array", fn,
+                   name);
+      return NULL;
+    }
+    Py_INCREF(obj);
+  } else {
+    obj = PyArray_FROMANY(obj, NPY_FLOAT64, 0, 2, NPY_ARRAY_IN_ARRAY);
+    if (!obj) {
+      PyErr_Format(PyExc_TypeError, "%s: %s must be a float64 array", fn, name);
+      return NULL;
+    }
+  }
+  PyArrayObject* a = (PyArrayObject*)obj;
+  if (PyArray_SIZE(a) != n) {
+    PyErr_Format(PyExc_ValueError, "%s: %s has %zd elements; expected %zd", fn, name,
+                 (Py_ssize_t)PyArray_SIZE(a), (Py_ssize_t)n);
+    Py_DECREF(a);
+    return NULL;
+  }
+  return a;
+}
+
+static const pxModel* modelArg(PyObject* model, const char* fn) {
+  if (!PyObject_TypeCheck(model, &ModelType)) {
+    PyErr_Format(PyExc_TypeError, "%s: expected a phalanx Model, got %s", fn,
+                 Py_TYPE(model)->tp_name);
+    return NULL;
+  }
+  return ((ModelObject*)model)->m;
+}
+
+static PyObject* py_integratePos(PyObject* mod, PyObject* args) {
+  (void)mod;
+  PyObject *model, *qposobj, *qvelobj;
+  double dt;
+  if (!PyArg_ParseTuple(args, "OOOd:integratePos", &model, &qposobj, &qvelobj, &dt)) return NULL;
+  const pxModel* m = modelArg(model, "integratePos");
+  if (!m) return NULL;
+  PyArrayObject* qpos = numArg(qposobj, m->nq, 1, "integratePos", "qpos");
+  if (!qpos) return NULL;
+  PyArrayObject* qvel = numArg(qvelobj, m->nv, 0, "integratePos", "qvel");
+  if (!qvel) {
+    Py_DECREF(qpos);
+    return NULL;
+  }
+  px_integratePos(m, (pxtNum*)PyArray_DATA(qpos), (const pxtNum*)PyArray_DATA(qvel), dt);
+  Py_DECREF(qpos);
+  Py_DECREF(qvel);
+  Py_RETURN_NONE;
+}
+
+static PyObject* py_normalizeQuat(PyObject* mod, PyObject* args) {
+  (void)mod;
+  PyObject *model, *qposobj;
+  if (!PyArg_ParseTuple(args, "OO:normalizeQuat", &model, &qposobj)) return NULL;
+  const pxModel* m = modelArg(model, "normalizeQuat");
+  if (!m) return NULL;
+  PyArrayObject* qpos = numArg(qposobj, m->nq, 1, "normalizeQuat", "qpos");
+  if (!qpos) return NULL;
+  px_normalizeQuat(m, (pxtNum*)PyArray_DATA(qpos));
+  Py_DECREF(qpos);
+  Py_RETURN_NONE;
+}
+
+static PyObject* py_differentiatePos(PyObject* mod, PyObject* args) {
+  (void)mod;
+  PyObject *model, *qvelobj, *q1obj, *q2obj;
+  double dt;
+  if (!PyArg_ParseTuple(args, "OOdOO:differentiatePos", &model, &qvelobj, &dt, &q1obj, &q2obj)) {
+    return NULL;
+  }
+  const pxModel* m = modelArg(model, "differentiatePos");
+  if (!m) return NULL;
+  PyArrayObject *qvel = NULL, *q1 = NULL, *q2 = NULL;
+  qvel = numArg(qvelobj, m->nv, 1, "differentiatePos", "qvel");
+  if (qvel) q1 = numArg(q1obj, m->nq, 0, "differentiatePos", "qpos1");
+  if (q1) q2 = numArg(q2obj, m->nq, 0, "differentiatePos", "qpos2");
+  if (q2) {
+    px_differentiatePos(m, (pxtNum*)PyArray_DATA(qvel), dt, (const pxtNum*)PyArray_DATA(q1),
+                        (const pxtNum*)PyArray_DATA(q2));
+  }
+  Py_XDECREF(qvel);
+  Py_XDECREF(q1);
+  Py_XDECREF(q2);
+  if (!q2) return NULL;
+  Py_RETURN_NONE;
+}
+
+// run one C entry point on a Data: time copied in and out of the world storage, status checked
+typedef pxtStatus (*dataFn)(const pxModel*, pxData*);
+
+static PyObject* runOnData(PyObject* args, const char* fn, dataFn f) {
+  PyObject *model, *data;
+  if (!PyArg_ParseTuple(args, "OO", &model, &data)) return NULL;
+  if (!checkPair(model, data, fn)) return NULL;
+  DataObject* dob = (DataObject*)data;
+  const pxModel* m = ((ModelObject*)model)->m;
+  px_statusClear(&dob->d.status);
+  dob->d.time = dob->worlds->time[0];
+  pxtStatus code;
+  Py_BEGIN_ALLOW_THREADS code = f(m, &dob->d);
+  Py_END_ALLOW_THREADS dob->worlds->time[0] = dob->d.time;
+  if (code != PX_OK) return py_raise(&dob->d.status);
+  Py_RETURN_NONE;
+}
+
+static pxtStatus resetFn(const pxModel* m, pxData* d) {
+  px_resetData(m, d);
+  return PX_OK;
+}
+
+static PyObject* py_euler(PyObject* mod, PyObject* args) {
+  (void)mod;
+  return runOnData(args, "_euler", px_euler);
+}
+
+static PyObject* py_implicit(PyObject* mod, PyObject* args) {
+  (void)mod;
+  return runOnData(args, "_implicit", px_implicit);
+}
+
+static PyObject* py_step(PyObject* mod, PyObject* args) {
+  (void)mod;
+  return runOnData(args, "step", px_step);
+}
+
+static PyObject* py_step1(PyObject* mod, PyObject* args) {
+  (void)mod;
+  return runOnData(args, "step1", px_step1);
+}
+
+static PyObject* py_step2(PyObject* mod, PyObject* args) {
+  (void)mod;
+  return runOnData(args, "step2", px_step2);
+}
+
+static PyObject* py_resetData(PyObject* mod, PyObject* args) {
+  (void)mod;
+  return runOnData(args, "resetData", resetFn);
+}
+
+static PyObject* py_resetDataKeyframe(PyObject* mod, PyObject* args) {
+  (void)mod;
+  PyObject *model, *data;
+  int key;
+  if (!PyArg_ParseTuple(args, "OOi:resetDataKeyframe", &model, &data, &key)) return NULL;
+  if (!checkPair(model, data, "resetDataKeyframe")) return NULL;
+  DataObject* dob = (DataObject*)data;
+  px_resetDataKeyframe(((ModelObject*)model)->m, &dob->d, key);
+  dob->worlds->time[0] = dob->d.time;
+  Py_RETURN_NONE;
+}
+
+//---------------------------------- copies and pickling -------------------------------------------
+
+// serialized model: magic, sizeof checks, the size table, options, statistics, the buffer
+#define PX_MODEL_MAGIC "phalanx-model-1"
+
+static PyObject* model_to_bytes(PyObject* self, PyObject* unused) {
+  (void)unused;
+  const pxModel* m = ((ModelObject*)self)->m;
+  int nsize = 0;
+#define X(sname) nsize++;
+  PX_MODEL_SIZES(X)
+#undef X
+  size_t head = sizeof(PX_MODEL_MAGIC) + 2 * sizeof(int) + nsize * sizeof(int) + sizeof(pxOption) +
+                sizeof(pxStatistic);
+  PyObject* out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(head + m->nbuffer));
+  if (!out) return NULL;
+  char* p = PyBytes_AS_STRING(out);
+  memcpy(p, PX_MODEL_MAGIC, sizeof(PX_MODEL_MAGIC));
+  p += sizeof(PX_MODEL_MAGIC);
+  int hdr[2] = {nsize, (int)(sizeof(pxOption) + sizeof(pxStatistic))};
+  memcpy(p, hdr, sizeof(hdr));
+  p += sizeof(hdr);
+#define X(sname)                     \
+  memcpy(p, &m->sname, sizeof(int)); \
+  p += sizeof(int);
+  PX_MODEL_SIZES(X)
+#undef X
+  memcpy(p, &m->opt, sizeof(pxOption));
+  p += sizeof(pxOption);
+  memcpy(p, &m->stat, sizeof(pxStatistic));
+  p += sizeof(pxStatistic);
+  memcpy(p, m->buffer, m->nbuffer);
+  return out;
+}
+
+static PyObject* model_from_bytes(PyObject* cls, PyObject* args) {
+  Py_buffer b;
+  if (!PyArg_ParseTuple(args, "y*:_from_bytes", &b)) return NULL;
+  const char* p = (const char*)b.buf;
+  size_t left = (size_t)b.len;
+  pxModel sizes;
+  memset(&sizes, 0, sizeof(sizes));
+  int hdr[2], nsize = 0;
+#define X(sname) nsize++;
+  PX_MODEL_SIZES(X)
+#undef X
+  pxModel* m = NULL;
+  if (left < sizeof(PX_MODEL_MAGIC) + sizeof(hdr) ||
+      memcmp(p, PX_MODEL_MAGIC, sizeof(PX_MODEL_MAGIC)) != 0) {
+    goto bad;
+  }
+  p += sizeof(PX_MODEL_MAGIC);
+  left -= sizeof(PX_MODEL_MAGIC);
+  memcpy(hdr, p, sizeof(hdr));
+  p += sizeof(hdr);
+  left -= sizeof(hdr);
+  if (hdr[0] != nsize || hdr[1] != (int)(sizeof(pxOption) + sizeof(pxStatistic)) ||
+      left < nsize * sizeof(int) + sizeof(pxOption) + sizeof(pxStatistic)) {
+    goto bad;
+  }
+#define X(sname)                        \
+  memcpy(&sizes.sname, p, sizeof(int)); \
+  p += sizeof(int);                     \
+  left -= sizeof(int);
+  PX_MODEL_SIZES(X)
+#undef X
+  memcpy(&sizes.opt, p, sizeof(pxOption));
+  p += sizeof(pxOption);
+  memcpy(&sizes.stat, p, sizeof(pxStatistic));
+  p += sizeof(pxStatistic);
+  left -= sizeof(pxOption) + sizeof(pxStatistic);
+  if (sizes.nq < 0 || sizes.nv < 0 || sizes.nbody < 0 || px_modelBytes(&sizes) != left) goto bad;
+  m = px_makeModel(&sizes);
+  if (!m) {
+    PyBuffer_Release(&b);
+    return PyErr_NoMemory();
+  }
+  memcpy(m->buffer, p, left);
+  PyBuffer_Release(&b);
+  pxStatus st;
+  px_statusClear(&st);
+  return modelFromStatus((PyTypeObject*)cls, m, &st);
+bad:
+  PyBuffer_Release(&b);
+  PyErr_SetString(PyExc_ValueError,
+                  "Model._from_bytes: not a serialized phalanx model of this "
+                  "build");
+  return NULL;
+}
+
+static PyObject* model_copy(PyObject* self, PyObject* unused) {
+  (void)unused;
+  pxModel* m = px_copyModel(((ModelObject*)self)->m);
+  if (!m) return PyErr_NoMemory();
+  pxStatus st;
+  px_statusClear(&st);
+  return modelFromStatus(Py_TYPE(self), m, &st);
+}
+
+// every per-world array and the time of a Data, as one blob
+static PyObject* data_to_bytes(PyObject* self, PyObject* unused) {
+  (void)unused;
+  DataObject* dob = (DataObject*)self;
+  if (!dataReady(dob)) return NULL;
+  const pxModel* m = dob->model->m;
+  size_t n = sizeof(pxtNum);
+#define X(type, name, nrow, ncol) n += (size_t)m->nrow * (size_t)(ncol) * sizeof(type);
+  PX_DATA_FIELDS(X)
+#undef X
+  PyObject* out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)n);
+  if (!out) return NULL;
+  char* p = PyBytes_AS_STRING(out);
+  memcpy(p, &dob->worlds->time[0], sizeof(pxtNum));
+  p += sizeof(pxtNum);
+#define X(type, name, nrow, ncol)                                \
+  {                                                              \
+    size_t k_ = (size_t)m->nrow * (size_t)(ncol) * sizeof(type); \
+    memcpy(p, dob->d.name, k_);                                  \
+    p += k_;                                                     \
+  }
+  PX_DATA_FIELDS(X)
+#undef X
+  return out;
+}
+
+static PyObject* data_set_bytes(PyObject* self, PyObject* args) {
+  DataObject* dob = (DataObject*)self;
+  if (!dataReady(dob)) return NULL;
+  Py_buffer b;
+  if (!PyArg_ParseTuple(args, "y*:_set_bytes", &b)) return NULL;
+  const pxModel* m = dob->model->m;
+  size_t n = sizeof(pxtNum);
+#define X(type, name, nrow, ncol) n += (size_t)m->nrow * (size_t)(ncol) * sizeof(type);
+  PX_DATA_FIELDS(X)
+#undef X
+  if ((size_t)b.len != n) {
+    PyBuffer_Release(&b);
+    PyErr_Format(PyExc_ValueError, "Data._set_bytes: %zd bytes; this model's Data has %zu",
+                 (Py_ssize_t)b.len, n);
+    return NULL;
+  }
+  const char* p = (const char*)b.buf;
+  memcpy(&dob->worlds->time[0], p, sizeof(pxtNum));
+  dob->d.time = dob->worlds->time[0];
+  p += sizeof(pxtNum);
+#define X(type, name, nrow, ncol)                                \
+  {                                                              \
+    size_t k_ = (size_t)m->nrow * (size_t)(ncol) * sizeof(type); \
+    memcpy(dob->d.name, p, k_);                                  \
+    p += k_;                                                     \
+  }
+  PX_DATA_FIELDS(X)
+#undef X
+  PyBuffer_Release(&b);
+  Py_RETURN_NONE;
 }
 
 //---------------------------------- Vulkan --------------------------------------------------------
@@ -924,6 +1258,21 @@ static PyMethodDef moduleMethods[] = {
      "_transmission(model, data): actuator lengths and moments (after _tendon)"},
     {"_tendonVelocity", py_tendonVelocity, METH_VARARGS,
      "_tendonVelocity(model, data): ten_velocity and actuator_velocity (after _transmission)"},
+    {"integratePos", py_integratePos, METH_VARARGS,
+     "integratePos(model, qpos, qvel, dt): qpos += dt*qvel on the joint manifold, in place"},
+    {"normalizeQuat", py_normalizeQuat, METH_VARARGS,
+     "normalizeQuat(model, qpos): normalize the ball and free joint quaternions, in place"},
+    {"differentiatePos", py_differentiatePos, METH_VARARGS,
+     "differentiatePos(model, qvel, dt, qpos1, qpos2): qvel that moves qpos1 to qpos2 in dt"},
+    {"_euler", py_euler, METH_VARARGS, "_euler(model, data): mj_Euler from the forward results"},
+    {"_implicit", py_implicit, METH_VARARGS,
+     "_implicit(model, data): mj_implicit (implicitfast) from the forward results"},
+    {"step", py_step, METH_VARARGS, "step(model, data): mj_step"},
+    {"step1", py_step1, METH_VARARGS, "step1(model, data): mj_step1"},
+    {"step2", py_step2, METH_VARARGS, "step2(model, data): mj_step2"},
+    {"resetData", py_resetData, METH_VARARGS, "resetData(model, data): mj_resetData"},
+    {"resetDataKeyframe", py_resetDataKeyframe, METH_VARARGS,
+     "resetDataKeyframe(model, data, key): mj_resetDataKeyframe"},
     {"vulkan_available", py_vulkan_available, METH_NOARGS,
      "vulkan_available() -> (bool, reason): whether a Vulkan compute device can be used"},
     {NULL, NULL, 0, NULL}};

@@ -17,6 +17,19 @@ __all__ = [
     "Data",
     "ObjType",
     "kinematics",
+    "integratePos",
+    "differentiatePos",
+    "normalizeQuat",
+    "step",
+    "step1",
+    "step2",
+    "resetData",
+    "resetDataKeyframe",
+    "copyData",
+    "State",
+    "stateSize",
+    "getState",
+    "setState",
     "Vulkan",
     "vulkan_available",
     "name2id",
@@ -145,8 +158,24 @@ class _Named:
         return f"<{type(self).__name__} id={self.id} name={self.name!r}>"
 
 
+def _model_from_bytes(cls, blob):
+    return cls._from_bytes(blob)
+
+
+def _data_from_bytes(cls, model, blob):
+    d = cls(model)
+    d._set_bytes(blob)
+    return d
+
+
 class Model(_core.Model):
     """A compiled model. Build it with Model.from_xml_path(path) or Model.from_xml_string(xml)."""
+
+    def __reduce__(self):
+        return (_model_from_bytes, (type(self), self._to_bytes()))
+
+    def __deepcopy__(self, memo):
+        return self.__copy__()
 
     def _accessor(self, kind, key):
         objtype, prefix, _ = _ACCESSORS[kind]
@@ -214,6 +243,19 @@ class Model(_core.Model):
 class Data(_core.Data):
     """The state of one world of a Model: Data(model)."""
 
+    def __reduce__(self):
+        return (_data_from_bytes, (type(self), self.model, self._to_bytes()))
+
+    def __copy__(self):
+        # as MuJoCo's bindings: a copy of every array, sharing the model
+        return _data_from_bytes(type(self), self.model, self._to_bytes())
+
+    def __deepcopy__(self, memo):
+        import copy
+
+        model = copy.deepcopy(self.model, memo)
+        return _data_from_bytes(type(self), model, self._to_bytes())
+
     def _accessor(self, kind, key):
         m = self.model
         objtype, _, prefixes = _ACCESSORS[kind]
@@ -261,6 +303,166 @@ class Data(_core.Data):
 def kinematics(model, data):
     """Forward kinematics (MuJoCo's mj_kinematics + mj_comPos + mj_camlight + fixed tendons)."""
     _core.kinematics(model, data)
+
+
+def integratePos(model, qpos, qvel, dt):
+    """qpos += dt * qvel on the joint manifold, in place (as mujoco.mj_integratePos)."""
+    _core.integratePos(model, qpos, qvel, float(dt))
+
+
+def differentiatePos(model, qvel, dt, qpos1, qpos2):
+    """Write into qvel the velocity that moves qpos1 to qpos2 in time dt (mj_differentiatePos)."""
+    _core.differentiatePos(model, qvel, float(dt), qpos1, qpos2)
+
+
+def normalizeQuat(model, qpos):
+    """Normalize the quaternions of ball and free joints in qpos, in place (mj_normalizeQuat)."""
+    _core.normalizeQuat(model, qpos)
+
+
+def step(model, data):
+    """Advance the simulation by one step (mj_step)."""
+    _core.step(model, data)
+
+
+def step1(model, data):
+    """First half of a step (mj_step1)."""
+    _core.step1(model, data)
+
+
+def step2(model, data):
+    """Second half of a step (mj_step2)."""
+    _core.step2(model, data)
+
+
+def resetData(model, data):
+    """Reset data to the model's defaults (mj_resetData)."""
+    _core.resetData(model, data)
+
+
+def resetDataKeyframe(model, data, key):
+    """Reset data, then set the state of keyframe key (mj_resetDataKeyframe)."""
+    _core.resetDataKeyframe(model, data, int(key))
+
+
+def copyData(dst, model, src):
+    """Copy every array and the time of src into dst (mj_copyData); returns dst."""
+    if dst.model is not src.model and (dst.model.nq, dst.model.nv) != (src.model.nq, src.model.nv):
+        raise ValueError("copyData: the two Data belong to models of different sizes")
+    dst._set_bytes(src._to_bytes())
+    return dst
+
+
+class State(enum.IntFlag):
+    """MuJoCo 3.12's state elements (mjtState) and their unions."""
+
+    TIME = 1 << 0
+    QPOS = 1 << 1
+    QVEL = 1 << 2
+    ACT = 1 << 3
+    HISTORY = 1 << 4
+    WARMSTART = 1 << 5
+    CTRL = 1 << 6
+    QFRC_APPLIED = 1 << 7
+    XFRC_APPLIED = 1 << 8
+    EQ_ACTIVE = 1 << 9
+    MOCAP_POS = 1 << 10
+    MOCAP_QUAT = 1 << 11
+    USERDATA = 1 << 12
+    PLUGIN = 1 << 13
+    PHYSICS = QPOS | QVEL | ACT | HISTORY
+    FULLPHYSICS = TIME | PHYSICS | PLUGIN
+    USER = CTRL | QFRC_APPLIED | XFRC_APPLIED | EQ_ACTIVE | MOCAP_POS | MOCAP_QUAT | USERDATA
+    INTEGRATION = FULLPHYSICS | USER | WARMSTART
+
+
+_NSTATE = 14
+for _name, _e in State.__members__.items():
+    globals()["mjSTATE_" + _name] = int(_e)
+mjNSTATE = _NSTATE
+
+# element -> (Data field, size function); userdata and plugin state have no storage in phalanx
+# (their sizes are 0: nuserdata and npluginstate are 0 for every phalanx model)
+_STATE_ELEMS = [
+    (State.TIME, "time", lambda m: 1),
+    (State.QPOS, "qpos", lambda m: m.nq),
+    (State.QVEL, "qvel", lambda m: m.nv),
+    (State.ACT, "act", lambda m: m.na),
+    (State.HISTORY, None, lambda m: m.nhistory),
+    (State.WARMSTART, "qacc_warmstart", lambda m: m.nv),
+    (State.CTRL, "ctrl", lambda m: m.nu),
+    (State.QFRC_APPLIED, "qfrc_applied", lambda m: m.nv),
+    (State.XFRC_APPLIED, "xfrc_applied", lambda m: 6 * m.nbody),
+    (State.EQ_ACTIVE, "eq_active", lambda m: m.neq),
+    (State.MOCAP_POS, "mocap_pos", lambda m: 3 * m.nmocap),
+    (State.MOCAP_QUAT, "mocap_quat", lambda m: 4 * m.nmocap),
+    (State.USERDATA, None, lambda m: 0),
+    (State.PLUGIN, None, lambda m: 0),
+]
+
+
+def _check_spec(spec):
+    spec = int(spec)
+    if spec < 0:
+        raise ValueError(f"invalid state signature {spec} < 0")
+    if spec >= 1 << _NSTATE:
+        raise ValueError(f"invalid state signature {spec} >= 2^mjNSTATE")
+    return spec
+
+
+def stateSize(model, spec):
+    """Number of numbers in the state selected by spec (mj_stateSize)."""
+    spec = _check_spec(spec)
+    return sum(size(model) for elem, _, size in _STATE_ELEMS if spec & elem)
+
+
+def _state_elems(model, spec):
+    for elem, field, size in _STATE_ELEMS:
+        if spec & elem:
+            n = size(model)
+            if field is None and n:
+                raise NotImplementedError(f"state element {elem.name} (history buffers) is not "
+                                          "supported yet")
+            yield field, n
+
+
+def getState(model, data, state, spec):
+    """Write the state selected by spec into the float64 array state (mj_getState)."""
+    import numpy as np
+
+    spec = _check_spec(spec)
+    out = np.asarray(state)
+    if out.dtype != np.float64 or out.size != stateSize(model, spec):
+        raise ValueError(f"getState: state must be a float64 array of {stateSize(model, spec)} "
+                         "numbers")
+    flat = out.reshape(-1)
+    adr = 0
+    for field, n in _state_elems(model, spec):
+        if field == "time":
+            flat[adr] = data.time
+        elif n:
+            flat[adr:adr + n] = np.asarray(getattr(data, field), dtype=np.float64).reshape(-1)
+        adr += n
+
+
+def setState(model, data, state, spec):
+    """Set the state selected by spec from the array state (mj_setState)."""
+    import numpy as np
+
+    spec = _check_spec(spec)
+    flat = np.asarray(state, dtype=np.float64).reshape(-1)
+    if flat.size != stateSize(model, spec):
+        raise ValueError(f"setState: state must have {stateSize(model, spec)} numbers")
+    adr = 0
+    for field, n in _state_elems(model, spec):
+        if field == "time":
+            data.time = float(flat[adr])
+        elif field == "eq_active":
+            getattr(data, field)[:] = flat[adr:adr + n] != 0
+        elif n:
+            view = getattr(data, field)
+            view[...] = flat[adr:adr + n].reshape(view.shape)
+        adr += n
 
 
 def name2id(model, objtype, name):

@@ -65,5 +65,31 @@ pxtStatus px_transmission(const pxModel* m, pxData* d, pxStatus* st);
 // ten_velocity and actuator_velocity (zero with actuation disabled) of one world: the sparse
 // rows of ten_J and actuator_moment times qvel.
 void px_tendonVelocity(const pxModel* m, pxData* d);
+//---------------------------------- integration (csrc/engine/step.c) ------------------------------
+
+// PX_OK, or an error naming the integrator feature of this model that phalanx does not support.
+pxtStatus px_integratorCheck(const pxModel* m, pxStatus* st);
+
+// mj_resetData on one world view (d->time is set to 0: copy it back into the pxWorlds).
+void px_resetData(const pxModel* m, pxData* d);
+
+// mj_resetDataKeyframe: reset, then the keyframe's state when 0 <= key < nkey.
+pxtStatus px_resetDataKeyframe(const pxModel* m, pxData* d, int key);
+
+// mj_integratePos, mj_normalizeQuat, mj_differentiatePos on plain arrays of nq / nv numbers.
+void px_integratePos(const pxModel* m, pxtNum* qpos, const pxtNum* qvel, pxtNum dt);
+void px_normalizeQuat(const pxModel* m, pxtNum* qpos);
+void px_differentiatePos(const pxModel* m, pxtNum* qvel, pxtNum dt, const pxtNum* qpos1,
+                         const pxtNum* qpos2);
+
+// One integrator step from the forward results already in d (mj_Euler; mj_implicit for the
+// implicit and implicitfast integrators), advancing d->time. Errors go to d->status.
+pxtStatus px_euler(const pxModel* m, pxData* d);
+pxtStatus px_implicit(const pxModel* m, pxData* d);
+
+// mj_step, mj_step1, mj_step2 (px_forward, then the model's integrator; RK4 in px_step).
+pxtStatus px_step(const pxModel* m, pxData* d);
+pxtStatus px_step1(const pxModel* m, pxData* d);
+pxtStatus px_step2(const pxModel* m, pxData* d);
 
 #endif  // PX_INCLUDE_PX_PXDATA_H_
