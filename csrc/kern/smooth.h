@@ -465,7 +465,9 @@ PX_FN void pxk_objectVelocity(PX_MDC PX_OUT(PX_REAL, res, 6), int objtype, int o
   PXK_GET(6, vel, D, cvel, 6 * body);
   for (int k = 0; k < 6; k++) tran[k] = vel[k];
   for (int k = 0; k < 3; k++) dif[k] = pos[k] - D(subtree_com, 3 * root + k);
-  pxk_cross(cros, dif, vel);
+  PXR ang[3];
+  for (int k = 0; k < 3; k++) ang[k] = vel[k];
+  pxk_cross(cros, dif, ang);
   for (int k = 0; k < 3; k++) tran[3 + k] = vel[3 + k] - cros[k];
   if (flg_local != 0) {
     for (int h = 0; h < 2; h++) {

@@ -758,18 +758,17 @@ static PyObject* py_subtreeVel(PyObject* mod, PyObject* args) {
   Py_RETURN_NONE;
 }
 
-// fullM(model, dst, M)
+// fullM(model, data, dst): the dense M from data's sparse M (MuJoCo 3.12's mj_fullM)
 static PyObject* py_fullM(PyObject* mod, PyObject* args) {
   (void)mod;
-  PyObject *model, *dstobj, *Mobj;
-  if (!PyArg_ParseTuple(args, "O!OO:fullM", &ModelType, &model, &dstobj, &Mobj)) return NULL;
-  const pxModel* m = ((ModelObject*)model)->m;
+  PyObject *model, *data, *dstobj;
+  pxData* d;
+  if (!PyArg_ParseTuple(args, "OOO:fullM", &model, &data, &dstobj)) return NULL;
+  const pxModel* m = pairArgs(model, data, "fullM", &d);
+  if (!m) return NULL;
   double* dst;
   if (!outArg(dstobj, "fullM", "dst", (npy_intp)m->nv * m->nv, 0, &dst)) return NULL;
-  PyArrayObject* Ma = inArg(Mobj, "fullM", "M", m->nC);
-  if (!Ma) return NULL;
-  px_fullM(m, dst, (const double*)PyArray_DATA(Ma));
-  Py_DECREF(Ma);
+  px_fullM(m, dst, d->M);
   Py_RETURN_NONE;
 }
 
@@ -1188,7 +1187,7 @@ static PyMethodDef moduleMethods[] = {
     {"_stage", py_stage, METH_VARARGS, "_stage(model, data, name): run one stage alone (tests)"},
     {"subtreeVel", py_subtreeVel, METH_VARARGS,
      "subtreeVel(model, data): subtree_linvel and subtree_angmom (mj_subtreeVel)"},
-    {"fullM", py_fullM, METH_VARARGS, "fullM(model, dst, M): dense (nv, nv) inertia (mj_fullM)"},
+    {"fullM", py_fullM, METH_VARARGS, "fullM(model, data, dst): dense (nv, nv) inertia (mj_fullM)"},
     {"mulM", py_mulM, METH_VARARGS, "mulM(model, data, res, vec): res = M vec (mj_mulM)"},
     {"solveM", py_solveM, METH_VARARGS,
      "solveM(model, data, x, y): x = inv(M) y for (nv,) or (n, nv) arrays (mj_solveM)"},

@@ -286,9 +286,9 @@ def subtreeVel(model, data):
     _core.subtreeVel(model, data)
 
 
-def fullM(model, dst, M):
-    """dst (nv x nv) = the dense inertia from the sparse M (as mujoco.mj_fullM)."""
-    _core.fullM(model, dst, M)
+def fullM(model, data, dst):
+    """dst (nv x nv) = the dense inertia from data.M (as mujoco.mj_fullM in 3.12)."""
+    _core.fullM(model, data, dst)
 
 
 def mulM(model, data, res, vec):
