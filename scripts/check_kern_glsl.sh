@@ -195,6 +195,65 @@ if ! python3 scripts/spirv_lint.py --strict "$tmp"/stages_*.spv; then
   fail=1
 fi
 
+# the smooth-dynamics stages (csrc/kern/smooth.h, jac.h) through the generated layout, every
+# entry point called, fp64 and fp32, linted like the shaders (scripts/spirv_lint.py --strict)
+cat >"$tmp/smooth_check.comp" <<'EOF'
+#version 460
+#extension GL_EXT_buffer_reference : require
+#extension GL_GOOGLE_include_directive : require
+#ifndef PX_FP32
+#extension GL_ARB_gpu_shader_fp64 : require
+#endif
+layout(local_size_x_id = 0) in;
+#include "../shaders/layout.glsl"
+#include "kern/prelude_glsl.h"
+#include "kern/smooth.h"
+PXK_DEFINE_MULM(pxk_mulM_check, qfrc_inverse, qacc)
+PXK_DEFINE_APPLYFT(pxk_applyFT_check, qfrc_inverse)
+void main() {
+  PxParams p = pxpush.params;
+  int wg = int(gl_WorkGroupID.x);
+  if (wg >= p.nworld - pxpush.world0) return;
+  pxm = p.model;
+  pxd = p.data;
+  pxw = pxpush.world0 + wg;
+  pxzero = PX_REAL(min(pxw, 0));
+  precise PX_REAL f[3];
+  precise PX_REAL v[6];
+  for (int k = 0; k < 3; k++) f[k] = D(xfrc_applied, 6 + k);
+  pxk_makeM();
+  PX_SYNC();
+  pxk_factorM();
+  PX_SYNC();
+  pxk_comVel();
+  PX_SYNC();
+  pxk_rneBias();
+  PX_SYNC();
+  pxk_subtreeVel();
+  PX_SYNC();
+  pxk_fwdAcceleration();
+  PX_SYNC();
+  pxk_fwdConstraintNone();
+  PX_SYNC();
+  pxk_mulM_check(0, 0);
+  pxk_applyFT_check(f, f, f, 1, 1, 1);
+  pxk_objectVelocity(v, PX_OBJ_SITE, 0, 1);
+  for (int k = 0; k < 6; k++) D(cacc, k) = v[k];
+}
+EOF
+for variant in f64 f32; do
+  defs=""
+  if [ "$variant" = f32 ]; then defs="-DPX_FP32"; fi
+  glslc -fshader-stage=compute --target-env=vulkan1.2 -O $defs -Icsrc \
+    -o "$tmp/smooth_$variant.spv" "$tmp/smooth_check.comp"
+done
+if ! python3 scripts/spirv_lint.py --strict "$tmp/smooth_f64.spv" "$tmp/smooth_f32.spv"; then
+  glslc -fshader-stage=compute --target-env=vulkan1.2 -O -g -Icsrc -o "$tmp/smooth_g.spv" \
+    "$tmp/smooth_check.comp"
+  python3 scripts/spirv_lint.py --strict "$tmp/smooth_g.spv" | grep ": \(warning\|error\): " || true
+  fail=1
+fi
+
 if [ "$fail" != 0 ]; then
   echo "check_kern_glsl: FAILED"
   exit 1

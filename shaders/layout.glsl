@@ -308,7 +308,7 @@ layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Px
   int opt_disableactuator;
   int opt_sdf_initpoints;
   int opt_sdf_iterations;
-  // arrays (327)
+  // arrays (328)
   PxmReal qpos0;  // (nq x 1) pxtNum
   PxmReal qpos_spring;  // (nq x 1) pxtNum
   PxmInt body_parentid;  // (nbody x 1) int
@@ -369,6 +369,7 @@ layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Px
   PxmReal dof_damping;  // (nv x 1) pxtNum
   PxmReal dof_dampingpoly;  // (nv x 2) pxtNum
   PxmReal dof_length;  // (nv x 1) pxtNum
+  PxmReal dof_M0;  // (nv x 1) pxtNum
   PxmInt tree_bodyadr;  // (ntree x 1) int
   PxmInt tree_bodynum;  // (ntree x 1) int
   PxmInt tree_dofadr;  // (ntree x 1) int
@@ -710,6 +711,8 @@ layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Px
   PxdReal cacc;  // (nbody x 6) pxtNum
   PxdReal cfrc_int;  // (nbody x 6) pxtNum
   PxdReal cfrc_ext;  // (nbody x 6) pxtNum
+  PxdReal rne_cacc;  // (nbody x 6) pxtNum
+  PxdReal rne_cfrc;  // (nbody x 6) pxtNum
 };
 
 // the parameter block of a dispatch
@@ -796,6 +799,8 @@ layout(push_constant, std430) uniform PxPush {
 #define PXS_cacc (pxm.nbody * 6)
 #define PXS_cfrc_int (pxm.nbody * 6)
 #define PXS_cfrc_ext (pxm.nbody * 6)
+#define PXS_rne_cacc (pxm.nbody * 6)
+#define PXS_rne_cfrc (pxm.nbody * 6)
 
 // the model, the batch data and the current world, set by the entry point
 PxModel pxm;

@@ -1,9 +1,237 @@
 // SPDX-License-Identifier: Apache-2.0
-// The CPU executor of the kernels: calls the csrc/kern/ stages for one world.
+// The CPU executor of the kernels: calls the csrc/kern/ stages for one world, in MuJoCo 3.12's
+// order (mj_forward), and the utilities of MuJoCo's API built on them (M products and solves,
+// Jacobians, object velocities, applied forces).
+#include <string.h>
+
 #include "kern/prelude_c.h"
 
+#include "kern/jac.h"
 #include "kern/kinematics.h"
+#include "kern/smooth.h"
+#include "kern/tendon.h"
+#include "kern/transmission.h"
+
+// accessor of element i of a C array p in the generic kernel bodies (PXK_SOLVELD_BODY, ...)
+#define PXK_PTR(p, i) p[i]
 
 void px_kinematics(const pxModel* m, pxData* d) {
   pxk_kinematics(m, d);
+}
+
+//---------------------------------- constants -----------------------------------------------------
+
+// dof_M0: the diagonal of M at the kinematics in d (qpos0 when compiling), as mj_setConst does
+void px_setM0(pxModel* mw, pxData* d) {
+  const pxModel* m = mw;
+  double inert[10], cd[6], buf[6];
+  pxk_crbBodies(m, d);
+  for (int i = 0; i < m->nv; i++) {
+    for (int k = 0; k < 10; k++) inert[k] = d->crb[10 * m->dof_bodyid[i] + k];
+    for (int k = 0; k < 6; k++) cd[k] = d->cdof[6 * i + k];
+    pxk_smMulInertVec(buf, inert, cd);
+    double arm = m->dof_armature[i] + pxk_actuatorArmature(m, d, 0, m->dof_jntid[i]);
+    double dot = pxk_smDot6(cd, buf);
+    mw->dof_M0[i] = arm + dot;
+  }
+}
+
+//---------------------------------- forward -------------------------------------------------------
+
+#define DSBL(flag) ((m->opt.disableflags & (flag)) != 0)
+
+static int anyNonzero(const double* v, int n) {
+  for (int i = 0; i < n; i++) {
+    if (v[i] != 0) return 1;
+  }
+  return 0;
+}
+
+// passive forces are identically zero: both springs and dampers disabled (mj_passive returns
+// early), or no element of the model produces any
+static int passiveNone(const pxModel* m) {
+  if (DSBL(PX_DSBL_SPRING) && DSBL(PX_DSBL_DAMPER)) return 1;
+  if (anyNonzero(m->jnt_stiffness, m->njnt) || anyNonzero(m->jnt_stiffnesspoly, 2 * m->njnt)) {
+    return 0;
+  }
+  if (anyNonzero(m->dof_damping, m->nv) || anyNonzero(m->dof_dampingpoly, 2 * m->nv)) return 0;
+  if (m->ngravcomp > 0 && !DSBL(PX_DSBL_GRAVITY)) return 0;
+  if (m->opt.density > 0 || m->opt.viscosity > 0) return 0;
+  if (anyNonzero(m->geom_adhesion, m->ngeom)) return 0;
+  return 1;
+}
+
+// no constraint row can arise (nefc = 0 in MuJoCo whatever the state)
+static int constraintNone(const pxModel* m) {
+  if (DSBL(PX_DSBL_CONSTRAINT)) return 1;
+  if (m->neq > 0 && !DSBL(PX_DSBL_EQUALITY)) return 0;
+  if (!DSBL(PX_DSBL_FRICTIONLOSS) && anyNonzero(m->dof_frictionloss, m->nv)) return 0;
+  if (!DSBL(PX_DSBL_LIMIT)) {
+    for (int j = 0; j < m->njnt; j++) {
+      if (m->jnt_limited[j]) return 0;
+    }
+  }
+  if (!DSBL(PX_DSBL_CONTACT)) {
+    if (m->npair > 0) return 0;
+    int ncollide = 0;
+    for (int g = 0; g < m->ngeom; g++) ncollide += (m->geom_contype[g] || m->geom_conaffinity[g]);
+    if (ncollide > 1) return 0;
+  }
+  return 1;
+}
+
+pxtStatus px_forwardCheck(const pxModel* m, pxStatus* st) {
+  if (m->opt.enableflags & PX_ENBL_SLEEP) {
+    return PX_FAIL(st, PX_ERR_UNSUPPORTED, "forward: sleep (enableflags sleep) is not supported");
+  }
+  // tendon armature needs mj_tendonBias (its velocity-product force), not written yet
+  if (anyNonzero(m->tendon_armature, m->ntendon)) {
+    return PX_FAIL(st, PX_ERR_UNSUPPORTED, "forward: tendon armature is not supported yet");
+  }
+  pxtStatus code = px_transmissionSupported(m, st);
+  if (code != PX_OK) return code;
+  // [actuation] the transmission and actuation stages lift this
+  if (m->nu > 0 && !DSBL(PX_DSBL_ACTUATION)) {
+    return PX_FAIL(st, PX_ERR_UNSUPPORTED,
+                   "forward: actuators are not supported yet (disable actuation)");
+  }
+  // [passive] the passive stage lifts this
+  if (!passiveNone(m)) {
+    return PX_FAIL(st, PX_ERR_UNSUPPORTED,
+                   "forward: passive forces (springs, dampers, gravity compensation, fluid, "
+                   "adhesion) are not supported yet (disable spring and damper)");
+  }
+  if (!constraintNone(m)) {
+    return PX_FAIL(st, PX_ERR_UNSUPPORTED,
+                   "forward: constraints (contacts, limits, equalities, friction loss) are not "
+                   "supported yet (disable constraint)");
+  }
+  return PX_OK;
+}
+
+// position stage: kinematics, inertia and its factorization
+static void fwdPosition(const pxModel* m, pxData* d) {
+  pxk_kinematics(m, d);
+  pxk_tendon(m, d);
+  pxk_makeM(m, d);
+  pxk_factorM(m, d);
+  pxk_transmission(m, d);
+}
+
+// velocity stage: com velocities, passive forces, bias forces
+static void fwdVelocity(const pxModel* m, pxData* d) {
+  pxk_tendonVelocity(m, d);  // ten_velocity, actuator_velocity
+  pxk_comVel(m, d);
+  // [passive] mj_passive plugs in here; until then passive forces are zero (checked)
+  memset(d->qfrc_spring, 0, sizeof(double) * (size_t)m->nv);
+  memset(d->qfrc_damper, 0, sizeof(double) * (size_t)m->nv);
+  memset(d->qfrc_gravcomp, 0, sizeof(double) * (size_t)m->nv);
+  memset(d->qfrc_fluid, 0, sizeof(double) * (size_t)m->nv);
+  memset(d->qfrc_passive, 0, sizeof(double) * (size_t)m->nv);
+  pxk_rneBias(m, d);
+  // [tendon] mj_tendonBias (tendon armature bias into qfrc_bias) plugs in here
+}
+
+pxtStatus px_forward(const pxModel* m, pxData* d, pxStatus* st) {
+  pxtStatus code = px_forwardCheck(m, st);
+  if (code != PX_OK) return code;
+  fwdPosition(m, d);
+  fwdVelocity(m, d);
+  // [actuation] mj_fwdActuation plugs in here; until then actuation is off or absent (checked)
+  memset(d->actuator_force, 0, sizeof(double) * (size_t)m->nu);
+  memset(d->qfrc_actuator, 0, sizeof(double) * (size_t)m->nv);
+  pxk_fwdAcceleration(m, d);
+  // [constraint] mj_fwdConstraint plugs in here; until then nefc = 0 (checked)
+  pxk_fwdConstraintNone(m, d);
+  return PX_OK;
+}
+
+// one stage alone (tests); 0 for an unknown name
+int px_stage(const pxModel* m, pxData* d, const char* name) {
+  if (!strcmp(name, "kinematics")) {
+    pxk_kinematics(m, d);
+  } else if (!strcmp(name, "crb")) {
+    pxk_crb(m, d);
+  } else if (!strcmp(name, "makeM")) {
+    pxk_makeM(m, d);
+  } else if (!strcmp(name, "factorM")) {
+    pxk_factorM(m, d);
+  } else if (!strcmp(name, "comVel")) {
+    pxk_comVel(m, d);
+  } else if (!strcmp(name, "rne")) {
+    pxk_rneBias(m, d);
+  } else if (!strcmp(name, "subtreeVel")) {
+    pxk_subtreeVel(m, d);
+  } else if (!strcmp(name, "acceleration")) {
+    pxk_fwdAcceleration(m, d);
+  } else {
+    return 0;
+  }
+  return 1;
+}
+
+//---------------------------------- utilities -----------------------------------------------------
+
+void px_fullM(const pxModel* m, double* dst, const double* M) {
+  int nv = m->nv;
+  memset(dst, 0, sizeof(double) * (size_t)nv * (size_t)nv);
+  for (int i = 0; i < nv; i++) {
+    int adr = m->M_rowadr[i];
+    for (int j = 0; j < m->M_rownnz[i]; j++) {
+      int c = m->M_colind[adr + j];
+      if (c <= i) {
+        dst[i * nv + c] = M[adr + j];
+        dst[c * nv + i] = M[adr + j];
+      }
+    }
+  }
+}
+
+void px_mulM(const pxModel* m, const pxData* dc, double* res, const double* vec) {
+  pxData* d = (pxData*)dc;  // read only: the accessor macros need a mutable pointer type
+  PXK_MULM_BODY(PXK_PTR, res, 0, PXK_PTR, vec, 0)
+}
+
+void px_solveM(const pxModel* m, const pxData* dc, double* x, const double* y, int n) {
+  pxData* d = (pxData*)dc;
+  if (x != y) memmove(x, y, sizeof(double) * (size_t)n * (size_t)m->nv);
+  for (int v = 0; v < n; v++) {
+    double* xv = x + (size_t)v * (size_t)m->nv;
+    PXK_SOLVELD_BODY(PXK_PTR, xv, 0)
+  }
+}
+
+void px_jac(const pxModel* m, const pxData* dc, double* jacp, double* jacr, const double point[3],
+            int body) {
+  pxData* d = (pxData*)dc;
+  int nv = m->nv;
+  double offset[3], jp[3], jr[3], pt[3] = {point[0], point[1], point[2]};
+  if (jacp) memset(jacp, 0, sizeof(double) * 3 * (size_t)nv);
+  if (jacr) memset(jacr, 0, sizeof(double) * 3 * (size_t)nv);
+  pxk_jacOffset(m, d, offset, pt, body);
+  for (int i = pxk_jacLastDof(m, d, body); i >= 0; i = m->dof_parentid[i]) {
+    pxk_jacColumn(m, d, jp, jr, offset, i);
+    for (int r = 0; r < 3; r++) {
+      if (jacp) jacp[r * nv + i] = jp[r];
+      if (jacr) jacr[r * nv + i] = jr[r];
+    }
+  }
+}
+
+void px_objectVelocity(const pxModel* m, const pxData* dc, int objtype, int objid, double res[6],
+                       int flg_local) {
+  pxk_objectVelocity(m, (pxData*)dc, res, objtype, objid, flg_local);
+}
+
+void px_applyFT(const pxModel* m, const pxData* dc, const double* force, const double* torque,
+                const double point[3], int body, double* qfrc) {
+  pxData* d = (pxData*)dc;
+  double f[3] = {0, 0, 0}, t[3] = {0, 0, 0}, p[3] = {point[0], point[1], point[2]};
+  if (force) memcpy(f, force, sizeof f);
+  if (torque) memcpy(t, torque, sizeof t);
+  PXK_APPLYFT_BODY(PXK_PTR, qfrc, 0, f, t, p, body, force != NULL, torque != NULL)
+}
+
+void px_subtreeVel(const pxModel* m, pxData* d) {
+  pxk_subtreeVel(m, d);
 }

@@ -12,10 +12,6 @@
 
 #include "kern/integrate.h"
 
-// the forward dynamics (csrc/engine/forward.c once the smooth stages are merged); weak so that
-// this file links before then: px_step and RK4 refuse to run while it is missing
-extern void px_forward(const pxModel* m, pxData* d) __attribute__((weak));
-
 //---------------------------------- support checks ------------------------------------------------
 
 // features of MuJoCo 3.12's integrators that phalanx does not implement: an error naming them
@@ -230,7 +226,7 @@ static pxtStatus rungeKutta(const pxModel* m, pxData* d) {
     if (na) memcpy(d->act, X[i] + nq + nv, sizeof(double) * na);
     d->time = T[i - 1];
 
-    px_forward(m, d);
+    px_forward(m, d, &d->status);
     if (d->status.code != PX_OK) {
       free(buf);
       return d->status.code;
@@ -293,26 +289,18 @@ static int checkBad(const pxModel* m, pxData* d, const pxtNum* v, int n) {
   return 0;
 }
 
-static pxtStatus needForward(pxData* d) {
-  if (!px_forward) {
-    return PX_FAIL(&d->status, PX_ERR_UNSUPPORTED,
-                   "px_step needs px_forward, which this build does not contain yet");
-  }
-  return PX_OK;
-}
-
 static pxtStatus forwardChecked(const pxModel* m, pxData* d) {
-  px_forward(m, d);
+  px_forward(m, d, &d->status);
   if (d->status.code != PX_OK) return d->status.code;
   if (checkBad(m, d, d->qacc, m->nv) && !(m->opt.disableflags & PX_DSBL_AUTORESET)) {
-    px_forward(m, d);
+    px_forward(m, d, &d->status);
   }
   return d->status.code;
 }
 
 pxtStatus px_step(const pxModel* m, pxData* d) {
   pxtStatus code = px_integratorCheck(m, &d->status);
-  if (code != PX_OK || (code = needForward(d)) != PX_OK) return code;
+  if (code != PX_OK) return code;
   checkBad(m, d, d->qpos, m->nq);
   checkBad(m, d, d->qvel, m->nv);
   if ((code = forwardChecked(m, d)) != PX_OK) return code;
@@ -336,16 +324,16 @@ pxtStatus px_step(const pxModel* m, pxData* d) {
 // step1 runs the whole forward pass (the acceleration part is run again by step2)
 pxtStatus px_step1(const pxModel* m, pxData* d) {
   pxtStatus code = px_integratorCheck(m, &d->status);
-  if (code != PX_OK || (code = needForward(d)) != PX_OK) return code;
+  if (code != PX_OK) return code;
   checkBad(m, d, d->qpos, m->nq);
   checkBad(m, d, d->qvel, m->nv);
-  px_forward(m, d);
+  px_forward(m, d, &d->status);
   return d->status.code;
 }
 
 pxtStatus px_step2(const pxModel* m, pxData* d) {
   pxtStatus code = px_integratorCheck(m, &d->status);
-  if (code != PX_OK || (code = needForward(d)) != PX_OK) return code;
+  if (code != PX_OK) return code;
   if ((code = forwardChecked(m, d)) != PX_OK) return code;
   if (m->opt.integrator == PX_INT_IMPLICIT || m->opt.integrator == PX_INT_IMPLICITFAST) {
     pxk_implicitDeriv(m, d);

@@ -2416,6 +2416,7 @@ static pxtStatus setConst0(cc* k, pxModel* m) {
   pxData d;
   px_worldView(w, 0, &d);
   px_kinematics(m, &d);
+  px_setM0(m, &d);
   for (int i = 0; i < m->ncam; i++) {
     int id = m->cam_bodyid[i], id1 = m->cam_targetbodyid[i];
     const double* com = d.subtree_com + 3 * (id1 >= 0 ? id1 : id);

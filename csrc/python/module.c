@@ -742,6 +742,57 @@ static PyArrayObject* numArg(PyObject* obj, npy_intp n, int writable, const char
   return a;
 }
 
+//---------------------------------- smooth dynamics and utilities --------------------------------
+
+// model and data of a (model, data, ...) call, or NULL with an exception
+static const pxModel* pairArgs(PyObject* model, PyObject* data, const char* fn, pxData** d) {
+  if (!checkPair(model, data, fn)) return NULL;
+  *d = &((DataObject*)data)->d;
+  return ((ModelObject*)model)->m;
+}
+
+// a writable float64 C-contiguous ndarray of exactly n elements (None allowed when maybeNone),
+// or NULL with an exception naming it; *ptr is its data (NULL for None)
+static int outArg(PyObject* obj, const char* fn, const char* name, npy_intp n, int maybeNone,
+                  double** ptr) {
+  *ptr = NULL;
+  if (obj == Py_None && maybeNone) return 1;
+  if (!PyArray_Check(obj)) {
+    PyErr_Format(PyExc_TypeError, "%s: %s must be a numpy.ndarray of float64, got %s", fn, name,
+                 Py_TYPE(obj)->tp_name);
+    return 0;
+  }
+  PyArrayObject* a = (PyArrayObject*)obj;
+  if (PyArray_TYPE(a) != NPY_FLOAT64 || !PyArray_IS_C_CONTIGUOUS(a) || !PyArray_ISWRITEABLE(a)) {
+    PyErr_Format(PyExc_TypeError, "%s: %s must be a writable C-contiguous float64 array", fn, name);
+    return 0;
+  }
+  if (PyArray_SIZE(a) != n) {
+    PyErr_Format(PyExc_ValueError, "%s: %s has %zd elements; expected %zd", fn, name,
+                 (Py_ssize_t)PyArray_SIZE(a), (Py_ssize_t)n);
+    return 0;
+  }
+  *ptr = (double*)PyArray_DATA(a);
+  return 1;
+}
+
+// an input converted to a float64 C-contiguous array of exactly n elements (new reference)
+static PyArrayObject* inArg(PyObject* obj, const char* fn, const char* name, npy_intp n) {
+  PyArrayObject* a = (PyArrayObject*)PyArray_FROMANY(obj, NPY_FLOAT64, 0, 0, NPY_ARRAY_IN_ARRAY);
+  if (!a) {
+    PyErr_Clear();
+    PyErr_Format(PyExc_TypeError, "%s: %s must be convertible to a float64 array", fn, name);
+    return NULL;
+  }
+  if (PyArray_SIZE(a) != n) {
+    PyErr_Format(PyExc_ValueError, "%s: %s has %zd elements; expected %zd", fn, name,
+                 (Py_ssize_t)PyArray_SIZE(a), (Py_ssize_t)n);
+    Py_DECREF(a);
+    return NULL;
+  }
+  return a;
+}
+
 static const pxModel* modelArg(PyObject* model, const char* fn) {
   if (!PyObject_TypeCheck(model, &ModelType)) {
     PyErr_Format(PyExc_TypeError, "%s: expected a phalanx Model, got %s", fn,
@@ -1030,6 +1081,257 @@ static PyObject* data_set_bytes(PyObject* self, PyObject* args) {
   Py_RETURN_NONE;
 }
 
+static int idArg(int id, int n, const char* fn, const char* what) {
+  if (id < 0 || id >= n) {
+    PyErr_Format(PyExc_IndexError, "%s: %s id %d out of range [0, %d)", fn, what, id, n);
+    return 0;
+  }
+  return 1;
+}
+
+static PyObject* py_forward(PyObject* mod, PyObject* args) {
+  (void)mod;
+  PyObject *model, *data;
+  pxData* d;
+  if (!PyArg_ParseTuple(args, "OO:forward", &model, &data)) return NULL;
+  const pxModel* m = pairArgs(model, data, "forward", &d);
+  if (!m) return NULL;
+  pxStatus st;
+  px_statusClear(&st);
+  pxtStatus code;
+  Py_BEGIN_ALLOW_THREADS code = px_forward(m, d, &st);
+  Py_END_ALLOW_THREADS if (code != PX_OK) return py_raise(&st);
+  Py_RETURN_NONE;
+}
+
+static PyObject* py_stage(PyObject* mod, PyObject* args) {
+  (void)mod;
+  PyObject *model, *data;
+  const char* name;
+  pxData* d;
+  if (!PyArg_ParseTuple(args, "OOs:_stage", &model, &data, &name)) return NULL;
+  const pxModel* m = pairArgs(model, data, "_stage", &d);
+  if (!m) return NULL;
+  if (!px_stage(m, d, name)) {
+    PyErr_Format(PyExc_ValueError, "_stage: unknown stage '%s'", name);
+    return NULL;
+  }
+  Py_RETURN_NONE;
+}
+
+static PyObject* py_subtreeVel(PyObject* mod, PyObject* args) {
+  (void)mod;
+  PyObject *model, *data;
+  pxData* d;
+  if (!PyArg_ParseTuple(args, "OO:subtreeVel", &model, &data)) return NULL;
+  const pxModel* m = pairArgs(model, data, "subtreeVel", &d);
+  if (!m) return NULL;
+  px_subtreeVel(m, d);
+  Py_RETURN_NONE;
+}
+
+// fullM(model, data, dst): the dense M from data's sparse M (MuJoCo 3.12's mj_fullM)
+static PyObject* py_fullM(PyObject* mod, PyObject* args) {
+  (void)mod;
+  PyObject *model, *data, *dstobj;
+  pxData* d;
+  if (!PyArg_ParseTuple(args, "OOO:fullM", &model, &data, &dstobj)) return NULL;
+  const pxModel* m = pairArgs(model, data, "fullM", &d);
+  if (!m) return NULL;
+  double* dst;
+  if (!outArg(dstobj, "fullM", "dst", (npy_intp)m->nv * m->nv, 0, &dst)) return NULL;
+  px_fullM(m, dst, d->M);
+  Py_RETURN_NONE;
+}
+
+// mulM(model, data, res, vec)
+static PyObject* py_mulM(PyObject* mod, PyObject* args) {
+  (void)mod;
+  PyObject *model, *data, *resobj, *vecobj;
+  pxData* d;
+  if (!PyArg_ParseTuple(args, "OOOO:mulM", &model, &data, &resobj, &vecobj)) return NULL;
+  const pxModel* m = pairArgs(model, data, "mulM", &d);
+  if (!m) return NULL;
+  double* res;
+  if (!outArg(resobj, "mulM", "res", m->nv, 0, &res)) return NULL;
+  PyArrayObject* v = inArg(vecobj, "mulM", "vec", m->nv);
+  if (!v) return NULL;
+  if (PyArray_DATA(v) == (void*)res && m->nv > 0) {
+    Py_DECREF(v);
+    PyErr_SetString(PyExc_ValueError, "mulM: res and vec must not share memory");
+    return NULL;
+  }
+  px_mulM(m, d, res, (const double*)PyArray_DATA(v));
+  Py_DECREF(v);
+  Py_RETURN_NONE;
+}
+
+// solveM(model, data, x, y): x, y of n*nv elements ((nv,) or (n, nv))
+static PyObject* py_solveM(PyObject* mod, PyObject* args) {
+  (void)mod;
+  PyObject *model, *data, *xobj, *yobj;
+  pxData* d;
+  if (!PyArg_ParseTuple(args, "OOOO:solveM", &model, &data, &xobj, &yobj)) return NULL;
+  const pxModel* m = pairArgs(model, data, "solveM", &d);
+  if (!m) return NULL;
+  if (!PyArray_Check(xobj)) {
+    PyErr_Format(PyExc_TypeError, "solveM: x must be a numpy.ndarray of float64, got %s",
+                 Py_TYPE(xobj)->tp_name);
+    return NULL;
+  }
+  npy_intp nx = PyArray_SIZE((PyArrayObject*)xobj);
+  if (m->nv == 0 || nx % m->nv != 0 || nx == 0) {
+    PyErr_Format(PyExc_ValueError,
+                 "solveM: x has %zd elements; expected a positive multiple of nv=%d",
+                 (Py_ssize_t)nx, m->nv);
+    return NULL;
+  }
+  double* x;
+  if (!outArg(xobj, "solveM", "x", nx, 0, &x)) return NULL;
+  PyArrayObject* y = inArg(yobj, "solveM", "y", nx);
+  if (!y) return NULL;
+  px_solveM(m, d, x, (const double*)PyArray_DATA(y), (int)(nx / m->nv));
+  Py_DECREF(y);
+  Py_RETURN_NONE;
+}
+
+// the Jacobians of a point on a body into jacp/jacr (either may be None)
+static PyObject* jacCall(PyObject* model, PyObject* data, PyObject* jpobj, PyObject* jrobj,
+                         const double* point, int body, const char* fn) {
+  pxData* d;
+  const pxModel* m = pairArgs(model, data, fn, &d);
+  if (!m) return NULL;
+  double *jp, *jr;
+  if (!outArg(jpobj, fn, "jacp", 3 * (npy_intp)m->nv, 1, &jp)) return NULL;
+  if (!outArg(jrobj, fn, "jacr", 3 * (npy_intp)m->nv, 1, &jr)) return NULL;
+  px_jac(m, d, jp, jr, point, body);
+  Py_RETURN_NONE;
+}
+
+// jac(model, data, jacp, jacr, point, body)
+static PyObject* py_jac(PyObject* mod, PyObject* args) {
+  (void)mod;
+  PyObject *model, *data, *jp, *jr, *ptobj;
+  int body;
+  if (!PyArg_ParseTuple(args, "OOOOOi:jac", &model, &data, &jp, &jr, &ptobj, &body)) return NULL;
+  if (!checkPair(model, data, "jac")) return NULL;
+  if (!idArg(body, ((ModelObject*)model)->m->nbody, "jac", "body")) return NULL;
+  PyArrayObject* pt = inArg(ptobj, "jac", "point", 3);
+  if (!pt) return NULL;
+  double p[3];
+  memcpy(p, PyArray_DATA(pt), sizeof p);
+  Py_DECREF(pt);
+  return jacCall(model, data, jp, jr, p, body, "jac");
+}
+
+// jacBody, jacBodyCom, jacSite, jacGeom (model, data, jacp, jacr, id)
+static PyObject* jacObject(PyObject* args, const char* fn, int kind) {
+  PyObject *model, *data, *jp, *jr;
+  int id;
+  if (!PyArg_ParseTuple(args, "OOOOi", &model, &data, &jp, &jr, &id)) return NULL;
+  if (!checkPair(model, data, fn)) return NULL;
+  const pxModel* m = ((ModelObject*)model)->m;
+  const pxData* d = &((DataObject*)data)->d;
+  const double* p;
+  int body;
+  if (kind <= 1) {
+    if (!idArg(id, m->nbody, fn, "body")) return NULL;
+    body = id;
+    p = (kind == 0 ? d->xpos : d->xipos) + 3 * id;
+  } else if (kind == 2) {
+    if (!idArg(id, m->nsite, fn, "site")) return NULL;
+    body = m->site_bodyid[id];
+    p = d->site_xpos + 3 * id;
+  } else {
+    if (!idArg(id, m->ngeom, fn, "geom")) return NULL;
+    body = m->geom_bodyid[id];
+    p = d->geom_xpos + 3 * id;
+  }
+  double pt[3] = {p[0], p[1], p[2]};
+  return jacCall(model, data, jp, jr, pt, body, fn);
+}
+
+static PyObject* py_jacBody(PyObject* mod, PyObject* args) {
+  (void)mod;
+  return jacObject(args, "jacBody", 0);
+}
+static PyObject* py_jacBodyCom(PyObject* mod, PyObject* args) {
+  (void)mod;
+  return jacObject(args, "jacBodyCom", 1);
+}
+static PyObject* py_jacSite(PyObject* mod, PyObject* args) {
+  (void)mod;
+  return jacObject(args, "jacSite", 2);
+}
+static PyObject* py_jacGeom(PyObject* mod, PyObject* args) {
+  (void)mod;
+  return jacObject(args, "jacGeom", 3);
+}
+
+// objectVelocity(model, data, objtype, objid, res, flg_local)
+static PyObject* py_objectVelocity(PyObject* mod, PyObject* args) {
+  (void)mod;
+  PyObject *model, *data, *resobj;
+  int objtype, objid, local;
+  pxData* d;
+  if (!PyArg_ParseTuple(args, "OOiiOi:objectVelocity", &model, &data, &objtype, &objid, &resobj,
+                        &local)) {
+    return NULL;
+  }
+  const pxModel* m = pairArgs(model, data, "objectVelocity", &d);
+  if (!m) return NULL;
+  int n = objtype == PX_OBJ_BODY || objtype == PX_OBJ_XBODY ? m->nbody
+          : objtype == PX_OBJ_GEOM                          ? m->ngeom
+          : objtype == PX_OBJ_SITE                          ? m->nsite
+          : objtype == PX_OBJ_CAMERA                        ? m->ncam
+                                                            : -1;
+  if (n < 0) {
+    PyErr_Format(PyExc_ValueError,
+                 "objectVelocity: object type %d has no spatial frame (body, xbody, geom, site or "
+                 "camera)",
+                 objtype);
+    return NULL;
+  }
+  if (!idArg(objid, n, "objectVelocity", "object")) return NULL;
+  double* res;
+  if (!outArg(resobj, "objectVelocity", "res", 6, 0, &res)) return NULL;
+  px_objectVelocity(m, d, objtype, objid, res, local);
+  Py_RETURN_NONE;
+}
+
+// applyFT(model, data, force, torque, point, body, qfrc_target)
+static PyObject* py_applyFT(PyObject* mod, PyObject* args) {
+  (void)mod;
+  PyObject *model, *data, *fobj, *tobj, *pobj, *qobj;
+  int body;
+  pxData* d;
+  if (!PyArg_ParseTuple(args, "OOOOOiO:applyFT", &model, &data, &fobj, &tobj, &pobj, &body,
+                        &qobj)) {
+    return NULL;
+  }
+  const pxModel* m = pairArgs(model, data, "applyFT", &d);
+  if (!m) return NULL;
+  if (!idArg(body, m->nbody, "applyFT", "body")) return NULL;
+  double *q, f[3], t[3], p[3];
+  if (!outArg(qobj, "applyFT", "qfrc_target", m->nv, 0, &q)) return NULL;
+  PyArrayObject* a;
+  if (fobj != Py_None) {
+    if (!(a = inArg(fobj, "applyFT", "force", 3))) return NULL;
+    memcpy(f, PyArray_DATA(a), sizeof f);
+    Py_DECREF(a);
+  }
+  if (tobj != Py_None) {
+    if (!(a = inArg(tobj, "applyFT", "torque", 3))) return NULL;
+    memcpy(t, PyArray_DATA(a), sizeof t);
+    Py_DECREF(a);
+  }
+  if (!(a = inArg(pobj, "applyFT", "point", 3))) return NULL;
+  memcpy(p, PyArray_DATA(a), sizeof p);
+  Py_DECREF(a);
+  px_applyFT(m, d, fobj != Py_None ? f : NULL, tobj != Py_None ? t : NULL, p, body, q);
+  Py_RETURN_NONE;
+}
+
 //---------------------------------- Vulkan --------------------------------------------------------
 
 typedef struct {
@@ -1273,6 +1575,26 @@ static PyMethodDef moduleMethods[] = {
     {"resetData", py_resetData, METH_VARARGS, "resetData(model, data): mj_resetData"},
     {"resetDataKeyframe", py_resetDataKeyframe, METH_VARARGS,
      "resetDataKeyframe(model, data, key): mj_resetDataKeyframe"},
+    {"forward", py_forward, METH_VARARGS,
+     "forward(model, data): forward dynamics (mj_forward) of the supported subset"},
+    {"_stage", py_stage, METH_VARARGS, "_stage(model, data, name): run one stage alone (tests)"},
+    {"subtreeVel", py_subtreeVel, METH_VARARGS,
+     "subtreeVel(model, data): subtree_linvel and subtree_angmom (mj_subtreeVel)"},
+    {"fullM", py_fullM, METH_VARARGS, "fullM(model, data, dst): dense (nv, nv) inertia (mj_fullM)"},
+    {"mulM", py_mulM, METH_VARARGS, "mulM(model, data, res, vec): res = M vec (mj_mulM)"},
+    {"solveM", py_solveM, METH_VARARGS,
+     "solveM(model, data, x, y): x = inv(M) y for (nv,) or (n, nv) arrays (mj_solveM)"},
+    {"jac", py_jac, METH_VARARGS,
+     "jac(model, data, jacp, jacr, point, body): Jacobians of a global point on body (mj_jac)"},
+    {"jacBody", py_jacBody, METH_VARARGS, "jacBody(model, data, jacp, jacr, body) (mj_jacBody)"},
+    {"jacBodyCom", py_jacBodyCom, METH_VARARGS,
+     "jacBodyCom(model, data, jacp, jacr, body) (mj_jacBodyCom)"},
+    {"jacSite", py_jacSite, METH_VARARGS, "jacSite(model, data, jacp, jacr, site) (mj_jacSite)"},
+    {"jacGeom", py_jacGeom, METH_VARARGS, "jacGeom(model, data, jacp, jacr, geom) (mj_jacGeom)"},
+    {"objectVelocity", py_objectVelocity, METH_VARARGS,
+     "objectVelocity(model, data, objtype, objid, res, flg_local) (mj_objectVelocity)"},
+    {"applyFT", py_applyFT, METH_VARARGS,
+     "applyFT(model, data, force, torque, point, body, qfrc_target) (mj_applyFT)"},
     {"vulkan_available", py_vulkan_available, METH_NOARGS,
      "vulkan_available() -> (bool, reason): whether a Vulkan compute device can be used"},
     {NULL, NULL, 0, NULL}};

@@ -30,6 +30,18 @@ __all__ = [
     "stateSize",
     "getState",
     "setState",
+    "forward",
+    "subtreeVel",
+    "fullM",
+    "mulM",
+    "solveM",
+    "jac",
+    "jacBody",
+    "jacBodyCom",
+    "jacSite",
+    "jacGeom",
+    "objectVelocity",
+    "applyFT",
     "Vulkan",
     "vulkan_available",
     "name2id",
@@ -463,6 +475,65 @@ def setState(model, data, state, spec):
             view = getattr(data, field)
             view[...] = flat[adr:adr + n].reshape(view.shape)
         adr += n
+def forward(model, data):
+    """Forward dynamics (MuJoCo's mj_forward); raises NotImplementedError naming any feature of
+    the model that phalanx does not compute yet."""
+    _core.forward(model, data)
+
+
+def subtreeVel(model, data):
+    """subtree_linvel and subtree_angmom (as mujoco.mj_subtreeVel)."""
+    _core.subtreeVel(model, data)
+
+
+def fullM(model, data, dst):
+    """dst (nv x nv) = the dense inertia from data.M (as mujoco.mj_fullM in 3.12)."""
+    _core.fullM(model, data, dst)
+
+
+def mulM(model, data, res, vec):
+    """res = M vec (as mujoco.mj_mulM)."""
+    _core.mulM(model, data, res, vec)
+
+
+def solveM(model, data, x, y):
+    """x = inv(M) y with the factorization in data, for (nv,) or (n, nv) arrays (mj_solveM)."""
+    _core.solveM(model, data, x, y)
+
+
+def jac(model, data, jacp, jacr, point, body):
+    """Jacobians (3 x nv each, None to skip) of a global point attached to body (mj_jac)."""
+    _core.jac(model, data, jacp, jacr, point, int(body))
+
+
+def jacBody(model, data, jacp, jacr, body):
+    """Jacobians of the body frame origin (mj_jacBody)."""
+    _core.jacBody(model, data, jacp, jacr, int(body))
+
+
+def jacBodyCom(model, data, jacp, jacr, body):
+    """Jacobians of the body center of mass (mj_jacBodyCom)."""
+    _core.jacBodyCom(model, data, jacp, jacr, int(body))
+
+
+def jacSite(model, data, jacp, jacr, site):
+    """Jacobians of a site (mj_jacSite)."""
+    _core.jacSite(model, data, jacp, jacr, int(site))
+
+
+def jacGeom(model, data, jacp, jacr, geom):
+    """Jacobians of a geom (mj_jacGeom)."""
+    _core.jacGeom(model, data, jacp, jacr, int(geom))
+
+
+def objectVelocity(model, data, objtype, objid, res, flg_local):
+    """6D velocity (rotation, translation) of an object (mj_objectVelocity)."""
+    _core.objectVelocity(model, data, int(objtype), int(objid), res, int(flg_local))
+
+
+def applyFT(model, data, force, torque, point, body, qfrc_target):
+    """qfrc_target += J' force + J' torque at a point on body (mj_applyFT)."""
+    _core.applyFT(model, data, force, torque, point, int(body), qfrc_target)
 
 
 def name2id(model, objtype, name):

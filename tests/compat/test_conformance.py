@@ -46,7 +46,7 @@ def _known_unsupported():
 KNOWN_UNSUPPORTED = _known_unsupported()
 
 # model fields MuJoCo derives by running the engine (mj_setConst); compared once the stages exist
-ENGINE_DERIVED = {"dof_M0", "dof_invweight0", "body_invweight0", "tendon_invweight0",
+ENGINE_DERIVED = {"dof_invweight0", "body_invweight0", "tendon_invweight0",
                   "actuator_acc0", "actuator_length0", "tendon_length0", "actuator_lengthrange"}
 
 KIN_FIELDS = ["xpos", "xquat", "xmat", "xipos", "ximat", "xanchor", "xaxis", "geom_xpos",

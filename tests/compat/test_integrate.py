@@ -259,16 +259,49 @@ def test_unsupported_integrator_features_raise():
         phalanx._core._euler(pm, pd)
 
 
-def test_step_needs_forward_or_runs():
-    """px_step runs once px_forward is linked; until then it raises naming it."""
-    _, pm = load("joints")
+# every flag that phalanx's forward pass cannot honour yet, disabled in both engines
+SMOOTH_ONLY = int(mujoco.mjtDisableBit.mjDSBL_CONSTRAINT | mujoco.mjtDisableBit.mjDSBL_SPRING
+                  | mujoco.mjtDisableBit.mjDSBL_DAMPER | mujoco.mjtDisableBit.mjDSBL_ACTUATION)
+
+
+def trajectory_error(mm, pm, nstep, rng):
+    """Largest max|d|/(1+|x|) over differentiatePos(qpos), qvel, act and time along nstep steps of
+    both engines from the same random state, with random qfrc_applied changing every step."""
+    md = random_state(mm, rng)
     pd = phalanx.Data(pm)
-    try:
+    pd.qpos[:], pd.qvel[:], pd.act[:], pd.ctrl[:] = md.qpos, md.qvel, md.act, md.ctrl
+    pd.time = md.time
+    worst = 0.0
+    dq = np.zeros(mm.nv)
+    for _ in range(nstep):
+        f = rng.normal(size=mm.nv)
+        md.qfrc_applied[:] = f
+        pd.qfrc_applied[:] = f
+        mujoco.mj_step(mm, md)
         phalanx.step(pm, pd)
-    except NotImplementedError as e:
-        assert "px_forward" in str(e)
-    else:
-        assert pd.time == pytest.approx(pm.opt.timestep)
+        mujoco.mj_differentiatePos(mm, dq, 1.0, md.qpos, np.asarray(pd.qpos))
+        for a, b in ((dq, 0 * dq), (pd.qvel, md.qvel), (pd.act, md.act), ([pd.time], [md.time])):
+            a, b = np.asarray(a, float), np.asarray(b, float)
+            if a.size:
+                worst = max(worst, float(np.max(np.abs(a - b) / (1 + np.abs(b)))))
+    return worst
+
+
+@pytest.mark.parametrize("integrator", ["EULER", "RK4", "IMPLICITFAST"])
+@pytest.mark.parametrize("name", ["joints", "humanoid", "ant"])
+def test_step_trajectory_matches_mujoco(name, integrator):
+    """px_step (forward + integrator) stays with mj_step for 200 steps."""
+    mm, pm = load(name, int(getattr(mujoco.mjtIntegrator, "mjINT_" + integrator)))
+    for model in (mm, pm):
+        model.opt.disableflags = model.opt.disableflags | SMOOTH_ONLY
+    assert trajectory_error(mm, pm, 200, np.random.default_rng(11)) < 1e-8
+
+
+def test_step_implicit_is_named():
+    mm, pm = load("ant", int(mujoco.mjtIntegrator.mjINT_IMPLICIT))
+    pm.opt.disableflags = pm.opt.disableflags | SMOOTH_ONLY
+    with pytest.raises(NotImplementedError, match="implicit"):
+        phalanx.step(pm, phalanx.Data(pm))
 
 
 #---------------------------------- reset and state ------------------------------------------------

@@ -91,5 +91,34 @@ pxtStatus px_implicit(const pxModel* m, pxData* d);
 pxtStatus px_step(const pxModel* m, pxData* d);
 pxtStatus px_step1(const pxModel* m, pxData* d);
 pxtStatus px_step2(const pxModel* m, pxData* d);
+// dof_M0 (the diagonal inertia of MuJoCo's simple dofs) from the kinematics in d (compiler).
+void px_setM0(pxModel* m, pxData* d);
+
+// PX_OK when px_forward supports this model and its options, or the unsupported feature in st.
+pxtStatus px_forwardCheck(const pxModel* m, pxStatus* st);
+
+// Forward dynamics of one world (mj_forward): position, velocity, actuation and acceleration
+// stages, then qacc with no constraint rows. Fails, computing nothing, on an unsupported model.
+pxtStatus px_forward(const pxModel* m, pxData* d, pxStatus* st);
+
+// One stage alone by name (kinematics, crb, makeM, factorM, comVel, rne, subtreeVel,
+// acceleration); 0 for an unknown name.
+int px_stage(const pxModel* m, pxData* d, const char* name);
+
+// MuJoCo's utilities (the stages they read must have run; arrays are dense, row-major):
+// dst (nv x nv) = M expanded from the sparse M (nC); res = M vec; x = inv(M) y for n vectors
+// of nv (x may be y); Jacobians (3 x nv, NULL to skip) of a global point attached to body;
+// 6D object velocity (mjtObj body, xbody, geom, site, camera); J' force + J' torque at point
+// added into qfrc (nv, force/torque NULL to skip); subtree_linvel and subtree_angmom.
+void px_fullM(const pxModel* m, double* dst, const double* M);
+void px_mulM(const pxModel* m, const pxData* d, double* res, const double* vec);
+void px_solveM(const pxModel* m, const pxData* d, double* x, const double* y, int n);
+void px_jac(const pxModel* m, const pxData* d, double* jacp, double* jacr, const double point[3],
+            int body);
+void px_objectVelocity(const pxModel* m, const pxData* d, int objtype, int objid, double res[6],
+                       int flg_local);
+void px_applyFT(const pxModel* m, const pxData* d, const double* force, const double* torque,
+                const double point[3], int body, double* qfrc);
+void px_subtreeVel(const pxModel* m, pxData* d);
 
 #endif  // PX_INCLUDE_PX_PXDATA_H_

@@ -89,6 +89,7 @@
   X(pxtNum,  dof_damping,          nv,          1) \
   X(pxtNum,  dof_dampingpoly,      nv,          2) \
   X(pxtNum,  dof_length,           nv,          1) \
+  X(pxtNum,  dof_M0,               nv,          1) \
   /* kinematic trees */ \
   X(int,     tree_bodyadr,         ntree,       1) \
   X(int,     tree_bodynum,         ntree,       1) \
@@ -458,7 +459,10 @@
   X(pxtNum,  qfrc_inverse,         nv,          1) \
   X(pxtNum,  cacc,                 nbody,       6) \
   X(pxtNum,  cfrc_int,             nbody,       6) \
-  X(pxtNum,  cfrc_ext,             nbody,       6)
+  X(pxtNum,  cfrc_ext,             nbody,       6) \
+  /* phalanx scratch (not in MuJoCo): per-body acceleration and force of mj_rne's passes */ \
+  X(pxtNum,  rne_cacc,             nbody,       6) \
+  X(pxtNum,  rne_cfrc,             nbody,       6)
 
 #endif  // PX_INCLUDE_PX_PXXMACRO_H_
 // clang-format on
