@@ -157,6 +157,7 @@ SPRINGS = """
 </mujoco>"""
 
 
+@pytest.mark.asan
 def test_joint_and_tendon_springs_dampers_polynomials():
     ours, ref = load(SPRINGS)
     for seed in range(4):
@@ -219,6 +220,7 @@ GRAVCOMP = """
 </mujoco>"""
 
 
+@pytest.mark.asan
 def test_gravcomp_passive_and_through_actuators():
     ours, ref = load(GRAVCOMP)
     for seed in range(3):
@@ -305,6 +307,7 @@ def test_fluid(name, xml, medium):
         assert_outputs(od, rd, nonzero=["qfrc_fluid", "qfrc_passive"])
 
 
+@pytest.mark.asan
 def test_fluid_without_wind():
     ours, ref = load(FLUID_ELLIPSOID)
     ours.opt.wind[:] = 0
@@ -336,7 +339,10 @@ ACTUATORS = """
     </body>
   </worldbody>
   <tendon>
-    <fixed name="t0" actuatorfrclimited="true" actuatorfrcrange="-1 2"><joint joint="j0" coef="1"/><joint joint="j1" coef="0.5"/></fixed>
+    <fixed name="t0" actuatorfrclimited="true" actuatorfrcrange="-1 2">
+      <joint joint="j0" coef="1"/>
+      <joint joint="j1" coef="0.5"/>
+    </fixed>
     <spatial name="t1" range="0.1 2"><site site="ref"/><site site="tip2"/></spatial>
   </tendon>
   <actuator>
@@ -370,6 +376,7 @@ ACTUATORS = """
 </mujoco>"""
 
 
+@pytest.mark.asan
 def test_every_dynamics_gain_and_bias():
     ours, ref = load(ACTUATORS)
     types = {(int(d), int(g), int(b)) for d, g, b in
@@ -490,6 +497,7 @@ def test_rotational_servo_setpoints_wrap():
 # ---------------------------------------------------------------------------------------------
 # bad controls, unsupported features
 
+@pytest.mark.asan
 def test_bad_ctrl_zeroes_controls_and_counts_warning():
     ours, ref = load(ACTUATORS)
     bad = int(mujoco.mjtWarning.mjWARN_BADCTRL)
