@@ -98,12 +98,41 @@ def seeds(full):
     return range(6) if full else range(2)
 
 
-@pytest.mark.parametrize("path", CORPUS, ids=lambda p: p.split("models/")[-1])
-def test_corpus(path, full):
-    ours, ref = load(path=path)
+def pytest_generate_tests(metafunc):
+    # --full: every corpus model both engines load (MuJoCo's model and test folders) as well
+    if "corpus_path" in metafunc.fixturenames:
+        paths = list(CORPUS)
+        if metafunc.config.getoption("--full"):
+            for sub in ("model", "test"):
+                found = glob.glob(shared_model("mujoco", sub, "**", "*.xml"), recursive=True)
+                paths += sorted(set(found) - set(paths))
+        metafunc.parametrize("corpus_path", paths, ids=[p.split("models/")[-1] for p in paths])
+
+
+def test_corpus(corpus_path, full):
+    if corpus_path in CORPUS:
+        ours, ref = load(path=corpus_path)
+    else:  # the --full sweep: models either engine rejects are someone else's tests
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                ours, ref = load(path=corpus_path)
+        except Exception as e:  # noqa: BLE001
+            pytest.skip(f"not loaded by both engines: {str(e).splitlines()[0][:80]}")
     for seed in seeds(full):
-        od, rd = run_both(ours, ref, seed)
-        assert_outputs(od, rd)
+        try:
+            od, rd = run_both(ours, ref, seed)
+        except NotImplementedError as e:
+            if corpus_path in CORPUS:
+                raise
+            pytest.skip(str(e))
+        if rd.qfrc_adhesion.any():
+            # adhesion acts through contacts, which phalanx does not have yet: the rest of
+            # qfrc_passive must match
+            assert_outputs(od, rd, [f for f in PASSIVE_OUT + ACTUATION_OUT if f != "qfrc_passive"])
+            assert rel_err(od.qfrc_passive, rd.qfrc_passive - rd.qfrc_adhesion) <= TOL
+        else:
+            assert_outputs(od, rd)
 
 
 def test_swimmer_has_fluid():
