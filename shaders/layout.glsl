@@ -153,6 +153,14 @@ const int PX_ENBL_INVDISCRETE = 8;
 const int PX_ENBL_SLEEP = 16;
 const int PX_ENBL_DIAGEXACT = 32;
 const int PX_NENABLE = 6;
+const int PX_WARN_INERTIA = 0;
+const int PX_WARN_CONTACTFULL = 1;
+const int PX_WARN_CNSTRFULL = 2;
+const int PX_WARN_BADQPOS = 3;
+const int PX_WARN_BADQVEL = 4;
+const int PX_WARN_BADQACC = 5;
+const int PX_WARN_BADCTRL = 6;
+const int PX_NWARNING = 7;
 const int PX_SENS_TOUCH = 0;
 const int PX_SENS_ACCELEROMETER = 1;
 const int PX_SENS_VELOCIMETER = 2;
@@ -220,7 +228,7 @@ layout(buffer_reference, std430, buffer_reference_align = 16) buffer PxdInt { in
 
 // the model: sizes, options, one reference per array
 layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer PxModel {
-  // sizes (57 ints)
+  // sizes (58 ints)
   int nq;
   int nv;
   int nu;
@@ -278,6 +286,7 @@ layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Px
   int nnames_map;
   int ngravcomp;
   int nhistory;
+  int nwarning;
   // options (pxOption, in struct order)
   PXL_REAL opt_timestep;
   PXL_REAL opt_impratio;
@@ -308,7 +317,7 @@ layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Px
   int opt_disableactuator;
   int opt_sdf_initpoints;
   int opt_sdf_iterations;
-  // arrays (328)
+  // arrays (330)
   PxmReal qpos0;  // (nq x 1) pxtNum
   PxmReal qpos_spring;  // (nq x 1) pxtNum
   PxmInt body_parentid;  // (nbody x 1) int
@@ -559,6 +568,8 @@ layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Px
   PxmReal actuator_forcerange;  // (nu x 2) pxtNum
   PxmReal actuator_actrange;  // (nu x 2) pxtNum
   PxmReal actuator_gear;  // (nu x 6) pxtNum
+  PxmReal actuator_acc0;  // (nout x 1) pxtNum
+  PxmReal actuator_lengthrange;  // (nout x 2) pxtNum
   PxmReal actuator_cranklength;  // (nu x 1) pxtNum
   PxmReal actuator_damping;  // (nu x 1) pxtNum
   PxmReal actuator_dampingpoly;  // (nu x 2) pxtNum
@@ -651,6 +662,7 @@ layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Px
   PxdReal qfrc_applied;  // (nv x 1) pxtNum
   PxdReal xfrc_applied;  // (nbody x 6) pxtNum
   PxdInt eq_active;  // (neq x 1) pxtBool
+  PxdInt warning;  // (nwarning x 2) int
   PxdReal qacc;  // (nv x 1) pxtNum
   PxdReal act_dot;  // (na x 1) pxtNum
   PxdReal xpos;  // (nbody x 3) pxtNum
@@ -739,6 +751,7 @@ layout(push_constant, std430) uniform PxPush {
 #define PXS_qfrc_applied (pxm.nv)
 #define PXS_xfrc_applied (pxm.nbody * 6)
 #define PXS_eq_active (pxm.neq)
+#define PXS_warning (pxm.nwarning * 2)
 #define PXS_qacc (pxm.nv)
 #define PXS_act_dot (pxm.na)
 #define PXS_xpos (pxm.nbody * 3)

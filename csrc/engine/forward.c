@@ -8,6 +8,8 @@
 
 #include "kern/jac.h"
 #include "kern/kinematics.h"
+#include "kern/actuation.h"
+#include "kern/passive.h"
 #include "kern/smooth.h"
 #include "kern/tendon.h"
 #include "kern/transmission.h"
@@ -47,20 +49,6 @@ static int anyNonzero(const double* v, int n) {
   return 0;
 }
 
-// passive forces are identically zero: both springs and dampers disabled (mj_passive returns
-// early), or no element of the model produces any
-static int passiveNone(const pxModel* m) {
-  if (DSBL(PX_DSBL_SPRING) && DSBL(PX_DSBL_DAMPER)) return 1;
-  if (anyNonzero(m->jnt_stiffness, m->njnt) || anyNonzero(m->jnt_stiffnesspoly, 2 * m->njnt)) {
-    return 0;
-  }
-  if (anyNonzero(m->dof_damping, m->nv) || anyNonzero(m->dof_dampingpoly, 2 * m->nv)) return 0;
-  if (m->ngravcomp > 0 && !DSBL(PX_DSBL_GRAVITY)) return 0;
-  if (m->opt.density > 0 || m->opt.viscosity > 0) return 0;
-  if (anyNonzero(m->geom_adhesion, m->ngeom)) return 0;
-  return 1;
-}
-
 // no constraint row can arise (nefc = 0 in MuJoCo whatever the state)
 static int constraintNone(const pxModel* m) {
   if (DSBL(PX_DSBL_CONSTRAINT)) return 1;
@@ -90,17 +78,8 @@ pxtStatus px_forwardCheck(const pxModel* m, pxStatus* st) {
   }
   pxtStatus code = px_transmissionSupported(m, st);
   if (code != PX_OK) return code;
-  // [actuation] the transmission and actuation stages lift this
-  if (m->nu > 0 && !DSBL(PX_DSBL_ACTUATION)) {
-    return PX_FAIL(st, PX_ERR_UNSUPPORTED,
-                   "forward: actuators are not supported yet (disable actuation)");
-  }
-  // [passive] the passive stage lifts this
-  if (!passiveNone(m)) {
-    return PX_FAIL(st, PX_ERR_UNSUPPORTED,
-                   "forward: passive forces (springs, dampers, gravity compensation, fluid, "
-                   "adhesion) are not supported yet (disable spring and damper)");
-  }
+  code = px_actuationCheck(m, st);
+  if (code != PX_OK) return code;
   if (!constraintNone(m)) {
     return PX_FAIL(st, PX_ERR_UNSUPPORTED,
                    "forward: constraints (contacts, limits, equalities, friction loss) are not "
@@ -122,12 +101,7 @@ static void fwdPosition(const pxModel* m, pxData* d) {
 static void fwdVelocity(const pxModel* m, pxData* d) {
   pxk_tendonVelocity(m, d);  // ten_velocity, actuator_velocity
   pxk_comVel(m, d);
-  // [passive] mj_passive plugs in here; until then passive forces are zero (checked)
-  memset(d->qfrc_spring, 0, sizeof(double) * (size_t)m->nv);
-  memset(d->qfrc_damper, 0, sizeof(double) * (size_t)m->nv);
-  memset(d->qfrc_gravcomp, 0, sizeof(double) * (size_t)m->nv);
-  memset(d->qfrc_fluid, 0, sizeof(double) * (size_t)m->nv);
-  memset(d->qfrc_passive, 0, sizeof(double) * (size_t)m->nv);
+  pxk_passive(m, d);
   pxk_rneBias(m, d);
   // [tendon] mj_tendonBias (tendon armature bias into qfrc_bias) plugs in here
 }
@@ -137,9 +111,7 @@ pxtStatus px_forward(const pxModel* m, pxData* d, pxStatus* st) {
   if (code != PX_OK) return code;
   fwdPosition(m, d);
   fwdVelocity(m, d);
-  // [actuation] mj_fwdActuation plugs in here; until then actuation is off or absent (checked)
-  memset(d->actuator_force, 0, sizeof(double) * (size_t)m->nu);
-  memset(d->qfrc_actuator, 0, sizeof(double) * (size_t)m->nv);
+  pxk_actuation(m, d);
   pxk_fwdAcceleration(m, d);
   // [constraint] mj_fwdConstraint plugs in here; until then nefc = 0 (checked)
   pxk_fwdConstraintNone(m, d);
