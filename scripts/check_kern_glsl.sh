@@ -54,7 +54,7 @@ void main() {
 }
 EOF
 
-# the integration stages (csrc/kern/integrate.h) through the generated layout, as a stage shader
+# the integration stages (csrc/kern/integrate.h with derivative.h) through the generated layout
 cat >"$tmp/integrate_check.comp" <<'EOF'
 #version 460
 #extension GL_EXT_buffer_reference : require
