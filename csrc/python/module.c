@@ -1568,7 +1568,7 @@ static PyMethodDef moduleMethods[] = {
      "differentiatePos(model, qvel, dt, qpos1, qpos2): qvel that moves qpos1 to qpos2 in dt"},
     {"_euler", py_euler, METH_VARARGS, "_euler(model, data): mj_Euler from the forward results"},
     {"_implicit", py_implicit, METH_VARARGS,
-     "_implicit(model, data): mj_implicit (implicitfast) from the forward results"},
+     "_implicit(model, data): mj_implicit (implicit, implicitfast) from the forward results"},
     {"step", py_step, METH_VARARGS, "step(model, data): mj_step"},
     {"step1", py_step1, METH_VARARGS, "step1(model, data): mj_step1"},
     {"step2", py_step2, METH_VARARGS, "step2(model, data): mj_step2"},
