@@ -301,6 +301,46 @@ for variant in f64 f32; do
   fi
 done
 
+# the velocity derivative of the bias force (csrc/kern/derivative.h) and the tendon armature bias
+# (csrc/kern/tendonbias.h) through the generated layout, fp64 and fp32, linted --strict
+cat >"$tmp/deriv_check.comp" <<'EOF'
+#version 460
+#extension GL_EXT_buffer_reference : require
+#extension GL_GOOGLE_include_directive : require
+#ifndef PX_FP32
+#extension GL_ARB_gpu_shader_fp64 : require
+#endif
+layout(local_size_x_id = 0) in;
+#include "../shaders/layout.glsl"
+#include "kern/prelude_glsl.h"
+#include "kern/derivative.h"
+#include "kern/tendonbias.h"
+void main() {
+  PxParams p = pxpush.params;
+  int wg = int(gl_WorkGroupID.x);
+  if (wg >= p.nworld - pxpush.world0) return;
+  pxm = p.model;
+  pxd = p.data;
+  pxw = pxpush.world0 + wg;
+  pxzero = PX_REAL(min(pxw, 0));
+  pxk_tendonBias();
+  PX_SYNC();
+  pxk_rneVel();
+}
+EOF
+for variant in f64 f32; do
+  defs=""
+  if [ "$variant" = f32 ]; then defs="-DPX_FP32"; fi
+  for opt in -O0 -O; do
+    glslc -fshader-stage=compute --target-env=vulkan1.2 $opt $defs -Icsrc \
+      -o "$tmp/deriv_$variant$opt.spv" "$tmp/deriv_check.comp"
+  done
+done
+if ! python3 scripts/spirv_lint.py --strict "$tmp"/deriv_*.spv; then
+  echo "deriv: derivative.h/tendonbias.h fail the SPIR-V lint"
+  fail=1
+fi
+
 if [ "$fail" != 0 ]; then
   echo "check_kern_glsl: FAILED"
   exit 1

@@ -725,6 +725,18 @@ layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Px
   PxdReal cfrc_ext;  // (nbody x 6) pxtNum
   PxdReal rne_cacc;  // (nbody x 6) pxtNum
   PxdReal rne_cfrc;  // (nbody x 6) pxtNum
+  PxdReal rnevel_dcvel;  // (nB x 6) pxtNum
+  PxdReal rnevel_dcacc;  // (nB x 6) pxtNum
+  PxdReal rnevel_dcfrc;  // (nB x 6) pxtNum
+  PxdReal rnevel_dcdofdot;  // (nD x 6) pxtNum
+  PxdReal rk4_qpos;  // (nq x 4) pxtNum
+  PxdReal rk4_qvel;  // (nv x 4) pxtNum
+  PxdReal rk4_act;  // (na x 4) pxtNum
+  PxdReal rk4_qacc;  // (nv x 4) pxtNum
+  PxdReal rk4_act_dot;  // (na x 4) pxtNum
+  PxdReal rk4_dqvel;  // (nv x 1) pxtNum
+  PxdReal rk4_dqacc;  // (nv x 1) pxtNum
+  PxdReal rk4_dact;  // (na x 1) pxtNum
 };
 
 // the parameter block of a dispatch
@@ -814,6 +826,18 @@ layout(push_constant, std430) uniform PxPush {
 #define PXS_cfrc_ext (pxm.nbody * 6)
 #define PXS_rne_cacc (pxm.nbody * 6)
 #define PXS_rne_cfrc (pxm.nbody * 6)
+#define PXS_rnevel_dcvel (pxm.nB * 6)
+#define PXS_rnevel_dcacc (pxm.nB * 6)
+#define PXS_rnevel_dcfrc (pxm.nB * 6)
+#define PXS_rnevel_dcdofdot (pxm.nD * 6)
+#define PXS_rk4_qpos (pxm.nq * 4)
+#define PXS_rk4_qvel (pxm.nv * 4)
+#define PXS_rk4_act (pxm.na * 4)
+#define PXS_rk4_qacc (pxm.nv * 4)
+#define PXS_rk4_act_dot (pxm.na * 4)
+#define PXS_rk4_dqvel (pxm.nv)
+#define PXS_rk4_dqacc (pxm.nv)
+#define PXS_rk4_dact (pxm.na)
 
 // the model, the batch data and the current world, set by the entry point
 PxModel pxm;

@@ -12,6 +12,7 @@
 #include "kern/passive.h"
 #include "kern/smooth.h"
 #include "kern/tendon.h"
+#include "kern/tendonbias.h"
 #include "kern/transmission.h"
 
 // accessor of element i of a C array p in the generic kernel bodies (PXK_SOLVELD_BODY, ...)
@@ -72,9 +73,19 @@ pxtStatus px_forwardCheck(const pxModel* m, pxStatus* st) {
   if (m->opt.enableflags & PX_ENBL_SLEEP) {
     return PX_FAIL(st, PX_ERR_UNSUPPORTED, "forward: sleep (enableflags sleep) is not supported");
   }
-  // tendon armature needs mj_tendonBias (its velocity-product force), not written yet
-  if (anyNonzero(m->tendon_armature, m->ntendon)) {
-    return PX_FAIL(st, PX_ERR_UNSUPPORTED, "forward: tendon armature is not supported yet");
+  // tendon armature on a spatial tendon that wraps around a geom: MuJoCo's mj_tendonDot cannot
+  // differentiate the wrap (it raises an error), so neither engine computes the bias force
+  for (int i = 0; i < m->ntendon; i++) {
+    if (m->tendon_armature[i] == 0 && pxk_actuatorArmature(m, NULL, 1, i) == 0) continue;
+    for (int j = m->tendon_adr[i]; j < m->tendon_adr[i] + m->tendon_num[i]; j++) {
+      if (m->wrap_type[j] == PX_WRAP_SPHERE || m->wrap_type[j] == PX_WRAP_CYLINDER) {
+        return PX_FAIL(st, PX_ERR_UNSUPPORTED,
+                       "forward: tendon %d has armature and wraps around a geom; the bias force "
+                       "of tendon armature with geom wrapping is not supported (MuJoCo 3.12 "
+                       "raises 'geom wrapping not supported')",
+                       i);
+      }
+    }
   }
   pxtStatus code = px_transmissionSupported(m, st);
   if (code != PX_OK) return code;
@@ -103,7 +114,7 @@ static void fwdVelocity(const pxModel* m, pxData* d) {
   pxk_comVel(m, d);
   pxk_passive(m, d);
   pxk_rneBias(m, d);
-  // [tendon] mj_tendonBias (tendon armature bias into qfrc_bias) plugs in here
+  pxk_tendonBias(m, d);  // tendon armature: velocity-product force into qfrc_bias
 }
 
 pxtStatus px_forward(const pxModel* m, pxData* d, pxStatus* st) {
@@ -132,6 +143,8 @@ int px_stage(const pxModel* m, pxData* d, const char* name) {
     pxk_comVel(m, d);
   } else if (!strcmp(name, "rne")) {
     pxk_rneBias(m, d);
+  } else if (!strcmp(name, "tendonBias")) {
+    pxk_tendonBias(m, d);
   } else if (!strcmp(name, "subtreeVel")) {
     pxk_subtreeVel(m, d);
   } else if (!strcmp(name, "acceleration")) {

@@ -1607,7 +1607,7 @@ static PyMethodDef moduleMethods[] = {
      "differentiatePos(model, qvel, dt, qpos1, qpos2): qvel that moves qpos1 to qpos2 in dt"},
     {"_euler", py_euler, METH_VARARGS, "_euler(model, data): mj_Euler from the forward results"},
     {"_implicit", py_implicit, METH_VARARGS,
-     "_implicit(model, data): mj_implicit (implicitfast) from the forward results"},
+     "_implicit(model, data): mj_implicit (implicit, implicitfast) from the forward results"},
     {"step", py_step, METH_VARARGS,
      "step(model, data): advance the simulation by one step (mj_step); raises "
      "NotImplementedError naming any feature of the model phalanx does not compute yet"},

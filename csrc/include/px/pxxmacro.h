@@ -468,7 +468,23 @@
   X(pxtNum,  cfrc_ext,             nbody,       6) \
   /* phalanx scratch (not in MuJoCo): per-body acceleration and force of mj_rne's passes */ \
   X(pxtNum,  rne_cacc,             nbody,       6) \
-  X(pxtNum,  rne_cfrc,             nbody,       6)
+  X(pxtNum,  rne_cfrc,             nbody,       6) \
+  /* phalanx scratch: mjd_rne_vel's sparse derivatives of cvel, cacc and the body forces (one */ \
+  /* 6-vector per nonzero of the B pattern) and of cdof_dot (per nonzero of the D pattern) */ \
+  X(pxtNum,  rnevel_dcvel,         nB,          6) \
+  X(pxtNum,  rnevel_dcacc,         nB,          6) \
+  X(pxtNum,  rnevel_dcfrc,         nB,          6) \
+  X(pxtNum,  rnevel_dcdofdot,      nD,          6) \
+  /* phalanx scratch: the RK4 stage states and slopes, column s = stage s (mj_RungeKutta's */ \
+  /* X and F), and the combined increment dX = (velocity, acceleration, act_dot) */ \
+  X(pxtNum,  rk4_qpos,             nq,          4) \
+  X(pxtNum,  rk4_qvel,             nv,          4) \
+  X(pxtNum,  rk4_act,              na,          4) \
+  X(pxtNum,  rk4_qacc,             nv,          4) \
+  X(pxtNum,  rk4_act_dot,          na,          4) \
+  X(pxtNum,  rk4_dqvel,            nv,          1) \
+  X(pxtNum,  rk4_dqacc,            nv,          1) \
+  X(pxtNum,  rk4_dact,             na,          1)
 
 #endif  // PX_INCLUDE_PX_PXXMACRO_H_
 // clang-format on
