@@ -819,8 +819,7 @@ static pxtStatus compileJoint(cc* k, cJoint* x) {
     if (j->springdamper[0] <= 0 || j->springdamper[1] <= 0) {
       return ERR(src, x->tag, nm, "when defined, springdamper values must be positive in joint");
     }
-    return UNSUP(src, x->tag, nm,
-                 "springdamper (stiffness and damping from the mass matrix) is not supported");
+    // stiffness and damping from the invweights at qpos0: autoSpringDamper, after px_setConst
   }
 
   // limits: free joints never, auto needs autolimits when a range is given
@@ -2314,6 +2313,25 @@ static void finalizeSimple(pxModel* m) {
   }
 }
 
+// joint stiffness and damping from springdamper (time constant, damping ratio) and the average
+// inverse inertia at qpos0 (AutoSpringDamper)
+static void autoSpringDamper(cc* k, pxModel* m) {
+  for (int n = 0; n < m->njnt; n++) {
+    const double* sd = k->s->jnt[k->jspec[n]].springdamper;
+    double timeconst = sd[0], dampratio = sd[1];
+    if (timeconst <= 0 || dampratio <= 0) continue;
+    int adr = m->jnt_dofadr[n], type = m->jnt_type[n];
+    int ndim = type == PX_JNT_FREE ? 6 : type == PX_JNT_BALL ? 3 : 1;
+    double inertia = 0;
+    for (int i = 0; i < ndim; i++) inertia += m->dof_invweight0[adr + i];
+    inertia = ((double)ndim) / fmax(kMinVal, inertia);
+    double stiffness = inertia / fmax(kMinVal, timeconst * timeconst * dampratio * dampratio);
+    double damping = 2 * inertia / fmax(kMinVal, timeconst);
+    m->jnt_stiffness[n] = stiffness;
+    for (int i = 0; i < ndim; i++) m->dof_damping[adr + i] = damping;
+  }
+}
+
 // the constants of mj_setConst (csrc/engine/setconst.c) on a scratch world with contacts
 // disabled and sleep off, as MuJoCo's compiler runs it, then the muscle length ranges
 // (LengthRange with the default <lengthrange> options)
@@ -2326,6 +2344,7 @@ static pxtStatus setConst0(cc* k, pxModel* m) {
   m->opt.disableflags |= PX_DSBL_CONTACT;
   m->opt.enableflags &= ~PX_ENBL_SLEEP;
   pxtStatus code = px_setConst(m, &d, k->c->st);
+  if (code == PX_OK) autoSpringDamper(k, m);
   if (code == PX_OK) {
     pxLROpt opt;
     px_defaultLROpt(&opt);

@@ -27,6 +27,10 @@ EDITED = [
     ("gymnasium", "pusher_v5.xml"),
     ("mujoco", "model", "slider_crank", "slider_crank.xml"),
     ("mujoco", "test", "engine", "testdata", "core_smooth", "ten_J3.xml"),
+    ("mujoco", "test", "engine", "testdata", "core_smooth", "rne_post", "connect",
+     "multiple_constraints.xml"),
+    ("mujoco", "test", "engine", "testdata", "core_smooth", "rne_post", "weld",
+     "tfratio0_multiple_constraints.xml"),
 ] + DAMPRATIO
 
 CONST_FIELDS = ("body_subtreemass", "dof_M0", "dof_invweight0", "body_invweight0",
@@ -171,3 +175,18 @@ def test_setconst_arguments():
         phalanx.setConst(m, m)
     with pytest.raises(ValueError):
         phalanx.setConst(m, phalanx.Data(other))
+
+
+SPRINGDAMPER = """<mujoco><worldbody>
+  <body><joint type="free" springdamper=".2 .7"/><geom size=".1" mass="2"/>
+    <body pos=".3 0 0"><joint type="ball" springdamper=".1 1"/><geom size=".1"/>
+      <body pos=".3 0 0"><joint springdamper=".3 .5" axis="0 1 0"/><joint type="slide"/>
+        <geom size=".05" fromto="0 0 0 .2 0 0" type="capsule"/></body></body></body>
+</worldbody></mujoco>"""
+
+
+def test_springdamper():
+    # joint stiffness and damping from (time constant, damping ratio) and dof_invweight0
+    ours, ref = phalanx.Model.from_xml_string(SPRINGDAMPER), mujoco.MjModel.from_xml_string(SPRINGDAMPER)
+    assert np.all(ref.jnt_stiffness[:3] > 0)
+    compare_all(ours, ref, "as compiled")

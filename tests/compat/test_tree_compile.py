@@ -302,7 +302,6 @@ def test_tree_autolimits_off():
 
 # valid MuJoCo input phalanx cannot compile exactly
 UNSUPPORTED = {
-    "springdamper": '<body><joint springdamper="1 1"/><geom size=".1"/></body>',
     "mesh_fitting": None,
 }
 
