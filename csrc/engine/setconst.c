@@ -22,7 +22,7 @@
 #include "kern/tendon.h"
 #include "kern/transmission.h"
 
-static const double kMinVal = 1e-15;        // mjMINVAL
+static const double kMinVal = 1e-15;       // mjMINVAL
 static const double kSameFrameEps = 1e-6;  // the compiler's kFrameEps
 
 //---------------------------------- small helpers -------------------------------------------------
@@ -274,7 +274,7 @@ void px_equalityData(pxModel* m, const pxData* d) {
 // stages at qpos0 have run in d; scratch holds 13 nv numbers
 static void set0Derived(pxModel* m, const pxData* d, double* scratch) {
   int nv = m->nv;
-  double* jac = scratch;          // 6 nv
+  double* jac = scratch;           // 6 nv
   double* tmp = scratch + 6 * nv;  // 6 nv
   double* moment = scratch + 12 * nv;
   double A[36] = {0};
