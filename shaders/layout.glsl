@@ -317,7 +317,7 @@ layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Px
   int opt_disableactuator;
   int opt_sdf_initpoints;
   int opt_sdf_iterations;
-  // arrays (330)
+  // arrays (335)
   PxmReal qpos0;  // (nq x 1) pxtNum
   PxmReal qpos_spring;  // (nq x 1) pxtNum
   PxmInt body_parentid;  // (nbody x 1) int
@@ -340,6 +340,7 @@ layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Px
   PxmReal body_mass;  // (nbody x 1) pxtNum
   PxmReal body_subtreemass;  // (nbody x 1) pxtNum
   PxmReal body_inertia;  // (nbody x 3) pxtNum
+  PxmReal body_invweight0;  // (nbody x 2) pxtNum
   PxmReal body_gravcomp;  // (nbody x 1) pxtNum
   PxmReal body_margin;  // (nbody x 1) pxtNum
   PxmInt body_contype;  // (nbody x 1) int
@@ -378,6 +379,7 @@ layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Px
   PxmReal dof_damping;  // (nv x 1) pxtNum
   PxmReal dof_dampingpoly;  // (nv x 2) pxtNum
   PxmReal dof_length;  // (nv x 1) pxtNum
+  PxmReal dof_invweight0;  // (nv x 1) pxtNum
   PxmReal dof_M0;  // (nv x 1) pxtNum
   PxmInt tree_bodyadr;  // (ntree x 1) int
   PxmInt tree_bodynum;  // (ntree x 1) int
@@ -536,6 +538,8 @@ layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Px
   PxmReal tendon_armature;  // (ntendon x 1) pxtNum
   PxmReal tendon_frictionloss;  // (ntendon x 1) pxtNum
   PxmReal tendon_lengthspring;  // (ntendon x 2) pxtNum
+  PxmReal tendon_length0;  // (ntendon x 1) pxtNum
+  PxmReal tendon_invweight0;  // (ntendon x 1) pxtNum
   PxmReal tendon_user;  // (ntendon x MSZ(nuser_tendon)) pxtNum
   PxmFloat tendon_rgba;  // (ntendon x 4) float
   PxmInt wrap_type;  // (nwrap x 1) int
@@ -568,12 +572,13 @@ layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Px
   PxmReal actuator_forcerange;  // (nu x 2) pxtNum
   PxmReal actuator_actrange;  // (nu x 2) pxtNum
   PxmReal actuator_gear;  // (nu x 6) pxtNum
-  PxmReal actuator_acc0;  // (nout x 1) pxtNum
-  PxmReal actuator_lengthrange;  // (nout x 2) pxtNum
   PxmReal actuator_cranklength;  // (nu x 1) pxtNum
   PxmReal actuator_damping;  // (nu x 1) pxtNum
   PxmReal actuator_dampingpoly;  // (nu x 2) pxtNum
   PxmReal actuator_armature;  // (nu x 1) pxtNum
+  PxmReal actuator_acc0;  // (nout x 1) pxtNum
+  PxmReal actuator_length0;  // (nout x 1) pxtNum
+  PxmReal actuator_lengthrange;  // (nout x 2) pxtNum
   PxmReal actuator_user;  // (nu x MSZ(nuser_actuator)) pxtNum
   PxmInt actuator_plugin;  // (nu x 1) int
   PxmInt sensor_type;  // (nsensor x 1) int

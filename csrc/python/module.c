@@ -1143,6 +1143,27 @@ static PyObject* py_forward(PyObject* mod, PyObject* args) {
   Py_RETURN_NONE;
 }
 
+static PyObject* py_setConst(PyObject* mod, PyObject* args) {
+  (void)mod;
+  PyObject *model, *data;
+  pxData* d;
+  if (!PyArg_ParseTuple(args, "OO:setConst", &model, &data)) return NULL;
+  if (!pairArgs(model, data, "setConst", &d)) return NULL;
+  pxModel* m = ((ModelObject*)model)->m;
+  if (m->frozen) {
+    PyErr_SetString(PyExc_RuntimeError,
+                    "setConst: this Model is shared by a batch and frozen; use per-world "
+                    "parameters");
+    return NULL;
+  }
+  pxStatus st;
+  px_statusClear(&st);
+  pxtStatus code;
+  Py_BEGIN_ALLOW_THREADS code = px_setConst(m, d, &st);
+  Py_END_ALLOW_THREADS if (code != PX_OK) return py_raise(&st);
+  Py_RETURN_NONE;
+}
+
 static PyObject* py_stage(PyObject* mod, PyObject* args) {
   (void)mod;
   PyObject *model, *data;
@@ -1619,6 +1640,8 @@ static PyMethodDef moduleMethods[] = {
     {"forward", py_forward, METH_VARARGS,
      "forward(model, data): forward dynamics (mj_forward); raises NotImplementedError naming "
      "any feature of the model phalanx does not compute yet"},
+    {"setConst", py_setConst, METH_VARARGS,
+     "setConst(model, data): mj_setConst, the constants derived by running the engine"},
     {"_stage", py_stage, METH_VARARGS, "_stage(model, data, name): run one stage alone (tests)"},
     {"subtreeVel", py_subtreeVel, METH_VARARGS,
      "subtreeVel(model, data): subtree_linvel and subtree_angmom (mj_subtreeVel)"},

@@ -31,6 +31,7 @@ __all__ = [
     "getState",
     "setState",
     "forward",
+    "setConst",
     "subtreeVel",
     "fullM",
     "mulM",
@@ -475,6 +476,15 @@ def setState(model, data, state, spec):
             view[...] = flat[adr:adr + n].reshape(view.shape)
         adr += n
 forward = _core.forward
+
+
+def setConst(model, data):
+    """Recompute the model constants MuJoCo derives by running the engine (MuJoCo's
+    mj_setConst), after editing masses, inertias, armature, gears and the like: subtree masses,
+    dof_M0, body/dof/tendon invweight0, actuator_acc0, tendon/actuator length0, eq_data, camera
+    and light offsets, dampratio -> kv, statistics and dof_length. ``data`` is scratch (left at
+    qpos_spring, as MuJoCo leaves it)."""
+    _core.setConst(model, data)
 
 
 def subtreeVel(model, data):

@@ -94,6 +94,42 @@ pxtStatus px_step2(const pxModel* m, pxData* d);
 // dof_M0 (the diagonal inertia of MuJoCo's simple dofs) from the kinematics in d (compiler).
 void px_setM0(pxModel* m, pxData* d);
 
+//---------------------------------- constants (csrc/engine/setconst.c) ----------------------------
+
+// mj_setConst: every constant MuJoCo derives from the model by running the engine at qpos0
+// (sameframe, subtree masses, trees, dof_M0, invweights, actuator_acc0, tendon/actuator_length0,
+// eq_data, camera/light offsets, dampratio -> kv, statistics, dof_length) and at qpos_spring
+// (tendon_lengthspring where -1). d is scratch (left at qpos_spring, as MuJoCo leaves it).
+pxtStatus px_setConst(pxModel* m, pxData* d, pxStatus* st);
+
+// eq_data of body connect and weld constraints from the body frames in d (part of px_setConst).
+void px_equalityData(pxModel* m, const pxData* d);
+
+// mjLROpt and its modes: options of the actuator length-range computation.
+typedef enum {
+  PX_LRMODE_NONE = 0,
+  PX_LRMODE_MUSCLE,
+  PX_LRMODE_MUSCLEUSER,
+  PX_LRMODE_ALL
+} pxtLRMode;
+typedef struct {
+  int mode, useexisting, uselimit;
+  double accel, maxforce, timeconst, timestep, inttotal, interval, tolrange;
+} pxLROpt;
+void px_defaultLROpt(pxLROpt* opt);
+
+// 1 when actuator i's lengthrange is to be computed under opt (mode, useexisting).
+int px_lengthRangeNeeded(const pxModel* m, int i, const pxLROpt* opt);
+
+// mj_setLengthRange: actuator_lengthrange of actuator i by simulation with the model's options
+// (d is scratch). PX_ERR_MJCF with MuJoCo's message when it does not converge,
+// PX_ERR_UNSUPPORTED when the simulation needs what px_forward lacks (constraints).
+pxtStatus px_setLengthRange(pxModel* m, pxData* d, int i, const pxLROpt* opt, pxStatus* st);
+
+// the compiler's LengthRange: every actuator, under the options MuJoCo's compiler sets
+// (friction loss, contact, spring, damper, gravity, actuation disabled; opt->timestep).
+pxtStatus px_lengthRangeAll(pxModel* m, pxData* d, const pxLROpt* opt, pxStatus* st);
+
 // PX_OK when px_forward supports this model and its options, or the unsupported feature in st.
 pxtStatus px_forwardCheck(const pxModel* m, pxStatus* st);
 

@@ -51,6 +51,7 @@
   X(pxtNum,  body_mass,            nbody,       1) \
   X(pxtNum,  body_subtreemass,     nbody,       1) \
   X(pxtNum,  body_inertia,         nbody,       3) \
+  X(pxtNum,  body_invweight0,      nbody,       2) \
   X(pxtNum,  body_gravcomp,        nbody,       1) \
   X(pxtNum,  body_margin,          nbody,       1) \
   X(int,     body_contype,         nbody,       1) \
@@ -91,6 +92,7 @@
   X(pxtNum,  dof_damping,          nv,          1) \
   X(pxtNum,  dof_dampingpoly,      nv,          2) \
   X(pxtNum,  dof_length,           nv,          1) \
+  X(pxtNum,  dof_invweight0,       nv,          1) \
   X(pxtNum,  dof_M0,               nv,          1) \
   /* kinematic trees */ \
   X(int,     tree_bodyadr,         ntree,       1) \
@@ -262,6 +264,8 @@
   X(pxtNum,  tendon_armature,      ntendon,     1) \
   X(pxtNum,  tendon_frictionloss,  ntendon,     1) \
   X(pxtNum,  tendon_lengthspring,  ntendon,     2) \
+  X(pxtNum,  tendon_length0,       ntendon,     1) \
+  X(pxtNum,  tendon_invweight0,    ntendon,     1) \
   X(pxtNum,  tendon_user,          ntendon,     MSZ(nuser_tendon)) \
   X(float,   tendon_rgba,          ntendon,     4) \
   /* tendon path elements */ \
@@ -296,12 +300,13 @@
   X(pxtNum,  actuator_forcerange,  nu,          2) \
   X(pxtNum,  actuator_actrange,    nu,          2) \
   X(pxtNum,  actuator_gear,        nu,          6) \
-  X(pxtNum,  actuator_acc0,        nout,        1) \
-  X(pxtNum,  actuator_lengthrange, nout,        2) \
   X(pxtNum,  actuator_cranklength, nu,          1) \
   X(pxtNum,  actuator_damping,     nu,          1) \
   X(pxtNum,  actuator_dampingpoly, nu,          2) \
   X(pxtNum,  actuator_armature,    nu,          1) \
+  X(pxtNum,  actuator_acc0,        nout,        1) \
+  X(pxtNum,  actuator_length0,     nout,        1) \
+  X(pxtNum,  actuator_lengthrange, nout,        2) \
   X(pxtNum,  actuator_user,        nu,          MSZ(nuser_actuator)) \
   X(int,     actuator_plugin,      nu,          1) \
   /* sensors */ \
