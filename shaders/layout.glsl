@@ -228,7 +228,7 @@ layout(buffer_reference, std430, buffer_reference_align = 16) buffer PxdInt { in
 
 // the model: sizes, options, one reference per array
 layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer PxModel {
-  // sizes (58 ints)
+  // sizes (59 ints)
   int nq;
   int nv;
   int nu;
@@ -287,6 +287,7 @@ layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Px
   int ngravcomp;
   int nhistory;
   int nwarning;
+  int nenergy;
   // options (pxOption, in struct order)
   PXL_REAL opt_timestep;
   PXL_REAL opt_impratio;
@@ -668,6 +669,7 @@ layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Px
   PxdReal xfrc_applied;  // (nbody x 6) pxtNum
   PxdInt eq_active;  // (neq x 1) pxtBool
   PxdInt warning;  // (nwarning x 2) int
+  PxdReal energy;  // (nenergy x 1) pxtNum
   PxdReal qacc;  // (nv x 1) pxtNum
   PxdReal act_dot;  // (na x 1) pxtNum
   PxdReal xpos;  // (nbody x 3) pxtNum
@@ -769,6 +771,7 @@ layout(push_constant, std430) uniform PxPush {
 #define PXS_xfrc_applied (pxm.nbody * 6)
 #define PXS_eq_active (pxm.neq)
 #define PXS_warning (pxm.nwarning * 2)
+#define PXS_energy (pxm.nenergy)
 #define PXS_qacc (pxm.nv)
 #define PXS_act_dot (pxm.na)
 #define PXS_xpos (pxm.nbody * 3)

@@ -43,6 +43,14 @@ __all__ = [
     "jacGeom",
     "objectVelocity",
     "applyFT",
+    "rnePostConstraint",
+    "rne",
+    "energyPos",
+    "energyVel",
+    "objectAcceleration",
+    "jacDot",
+    "jacPointAxis",
+    "jacSubtreeCom",
     "Vulkan",
     "vulkan_available",
     "name2id",
@@ -540,6 +548,48 @@ def objectVelocity(model, data, objtype, objid, res, flg_local):
 def applyFT(model, data, force, torque, point, body, qfrc_target):
     """qfrc_target += J' force + J' torque at a point on body (mj_applyFT)."""
     _core.applyFT(model, data, force, torque, point, int(body), qfrc_target)
+
+
+def rnePostConstraint(model, data):
+    """cacc, cfrc_int and cfrc_ext from the forward results (mj_rnePostConstraint); computed on
+    demand, as in MuJoCo. Raises NotImplementedError where constraint forces can arise."""
+    _core.rnePostConstraint(model, data)
+
+
+def rne(model, data, flg_acc, result):
+    """result (nv) = recursive Newton-Euler: the bias force, plus M qacc with flg_acc (mj_rne)."""
+    _core.rne(model, data, int(flg_acc), result)
+
+
+def energyPos(model, data):
+    """Potential energy (gravity, joint and tendon springs) into data.energy[0] (mj_energyPos)."""
+    _core.energyPos(model, data)
+
+
+def energyVel(model, data):
+    """Kinetic energy 0.5 qvel' M qvel into data.energy[1] (mj_energyVel)."""
+    _core.energyVel(model, data)
+
+
+def objectAcceleration(model, data, objtype, objid, res, flg_local):
+    """6D acceleration (rotation, translation) of an object, from data.cacc: call
+    rnePostConstraint first (mj_objectAcceleration)."""
+    _core.objectAcceleration(model, data, int(objtype), int(objid), res, int(flg_local))
+
+
+def jacDot(model, data, jacp, jacr, point, body):
+    """Time derivatives of the Jacobians of a global point attached to body (mj_jacDot)."""
+    _core.jacDot(model, data, jacp, jacr, point, int(body))
+
+
+def jacPointAxis(model, data, jacPoint, jacAxis, point, axis, body):
+    """Translation Jacobian of a point and rotation Jacobian of an axis (mj_jacPointAxis)."""
+    _core.jacPointAxis(model, data, jacPoint, jacAxis, point, axis, int(body))
+
+
+def jacSubtreeCom(model, data, jacp, body):
+    """Translation Jacobian of the center of mass of body's subtree (mj_jacSubtreeCom)."""
+    _core.jacSubtreeCom(model, data, jacp, int(body))
 
 
 def name2id(model, objtype, name):

@@ -172,4 +172,34 @@ pxtStatus px_actuationCheck(const pxModel* m, pxStatus* st);
 // transmission (actuator_length/velocity/moment) and qfrc_gravcomp of px_passive.
 void px_actuation(const pxModel* m, pxData* d);
 
+// Nonzero when no constraint row can arise for m whatever the state (MuJoCo's nefc is 0): the
+// constraint stage is disabled, or the model has nothing it would act on.
+int px_constraintFree(const pxModel* m);
+
+// mj_rnePostConstraint (CPU executor of csrc/kern/post.h): cacc, cfrc_int and cfrc_ext from the
+// forward results (cdof, cdof_dot, cinert, cvel, qvel, qacc, xfrc_applied). Refused, computing
+// nothing, where constraint forces can arise (phalanx has no constraint stage yet).
+pxtStatus px_rnePostConstraintCheck(const pxModel* m, pxStatus* st);
+pxtStatus px_rnePostConstraint(const pxModel* m, pxData* d, pxStatus* st);
+
+// mj_rne: result (nv) = the inverse-dynamics bias (flg_acc = 0) or, with flg_acc, M qacc + bias;
+// uses the scratch rne_cacc and rne_cfrc. Refused with the sleep enable flag.
+pxtStatus px_rne(const pxModel* m, pxData* d, int flg_acc, double* result, pxStatus* st);
+
+// mj_energyPos (gravity, joint and tendon springs; refused with the sleep enable flag) and
+// mj_energyVel (0.5 qvel' M qvel) into d->energy[0] and [1], whatever the energy flag says
+// (px_forward runs them with the flag, as mj_forward does).
+pxtStatus px_energyPos(const pxModel* m, pxData* d, pxStatus* st);
+pxtStatus px_energyVel(const pxModel* m, pxData* d, pxStatus* st);
+
+// mj_objectAcceleration (reads cacc: run px_rnePostConstraint first), mj_jacDot,
+// mj_jacPointAxis (either output may be NULL) and mj_jacSubtreeCom on dense 3 x nv arrays.
+void px_objectAcceleration(const pxModel* m, const pxData* d, int objtype, int objid, double res[6],
+                           int flg_local);
+void px_jacDot(const pxModel* m, const pxData* d, double* jacp, double* jacr, const double point[3],
+               int body);
+void px_jacPointAxis(const pxModel* m, const pxData* d, double* jacPoint, double* jacAxis,
+                     const double point[3], const double axis[3], int body);
+void px_jacSubtreeCom(const pxModel* m, const pxData* d, double* jacp, int body);
+
 #endif  // PX_INCLUDE_PX_PXDATA_H_

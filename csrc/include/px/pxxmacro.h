@@ -11,7 +11,8 @@
 #define PX_INCLUDE_PX_PXXMACRO_H_
 
 // model sizes (all int); nwarning is phalanx's, not MuJoCo's: the PX_NWARNING rows of the per-world
-// `warning` array, set by px_makeModel whatever the sizes passed in say
+// `warning` array, set by px_makeModel whatever the sizes passed in say; nenergy likewise: the
+// PX_NENERGY (2) entries of the per-world `energy` array (potential, kinetic)
 #define PX_MODEL_SIZES(X) \
   X(nq) X(nv) X(nu) X(na) X(nbody) X(njnt) X(ngeom) X(nsite) X(ncam) X(nlight) X(nmesh) \
   X(nmeshvert) X(nmeshface) X(nmeshgraph) X(nhfield) X(nhfielddata) X(ntex) X(nmat) X(npair) \
@@ -20,7 +21,7 @@
   X(nuser_geom) X(nuser_site) X(nuser_cam) X(nuser_tendon) X(nuser_actuator) X(nuser_sensor) \
   X(nnames) X(npaths) X(nsensordata) X(nM) X(nD) X(nB) X(nC) X(ntree) X(nJten) X(nJmom) \
   X(nconmax) X(njmax) X(nemax) X(nout) X(nnames_map) X(ngravcomp) X(nhistory) \
-  X(nwarning)
+  X(nwarning) X(nenergy)
 
 // a model size inside an ncol expression
 #define MSZ(size) (m->size)
@@ -403,6 +404,8 @@
   X(pxtBool, eq_active,            neq,         1) \
   /* warning statistics (rows pxtWarning, columns lastinfo and number as mjWarningStat) */ \
   X(int,     warning,              nwarning,    2) \
+  /* energy (potential, kinetic) with the energy enable flag, as MuJoCo's mj_forward leaves it */ \
+  X(pxtNum,  energy,               nenergy,     1) \
   /* integration results */ \
   X(pxtNum,  qacc,                 nv,          1) \
   X(pxtNum,  act_dot,              na,          1) \
