@@ -13,6 +13,8 @@ import phalanx
 from tests.batch.reference import Xoshiro, reset_with_noise
 from tests.conftest import shared_model
 
+pytestmark = pytest.mark.asan  # also run under AddressSanitizer (make test-asan)
+
 DSBL_CONSTRAINT = 1
 DSBL_AUTORESET = 1 << 16
 
