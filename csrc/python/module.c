@@ -16,6 +16,7 @@
 #include "px/pxmodel.h"
 #include "px/pxstatus.h"
 #include "px/pxvulkan.h"
+#include "python/internal.h"
 
 //---------------------------------- module state and errors ---------------------------------------
 
@@ -34,7 +35,7 @@ static moduleState* getState(void) {
 }
 
 // raise the Python exception matching a failed status; returns NULL for `return py_raise(..)`
-static PyObject* py_raise(const pxStatus* st) {
+PyObject* py_raise(const pxStatus* st) {
   moduleState* s = getState();
   PyObject* type = PyExc_RuntimeError;
   switch (st->code) {
@@ -324,6 +325,15 @@ static PyTypeObject SubType = {
 //---------------------------------- Model ---------------------------------------------------------
 
 static PyTypeObject ModelType;
+
+pxModel* py_modelOf(PyObject* obj, const char* fn) {
+  if (!PyObject_TypeCheck(obj, &ModelType)) {
+    PyErr_Format(PyExc_TypeError, "%s: expected a phalanx Model, got %s", fn,
+                 Py_TYPE(obj)->tp_name);
+    return NULL;
+  }
+  return ((ModelObject*)obj)->m;
+}
 
 static PyObject* modelFromStatus(PyTypeObject* type, pxModel* m, const pxStatus* st) {
   if (!m) return py_raise(st);
@@ -2058,7 +2068,8 @@ PyMODINIT_FUNC PyInit__core(void) {
     return NULL;
   }
   if (addType(mod, &ModelType, "Model") < 0 || addType(mod, &DataType, "Data") < 0 ||
-      addType(mod, &VulkanType, "Vulkan") < 0 || PyType_Ready(&SubType) < 0 ||
+      addType(mod, &VulkanType, "Vulkan") < 0 || py_addBatchType(mod) < 0 ||
+      PyType_Ready(&SubType) < 0 ||
       addError(mod, &s->MJCFError, "MJCFError", PyExc_ValueError) < 0 ||
       addError(mod, &s->ArenaError, "ArenaError", PyExc_RuntimeError) < 0 ||
       addError(mod, &s->VulkanError, "VulkanError", PyExc_RuntimeError) < 0 ||

@@ -10,11 +10,22 @@ import enum
 import os
 
 from phalanx import _core
-from phalanx._core import ArenaError, InternalError, MJCFError, Vulkan, VulkanError, vulkan_available
+from phalanx._core import (
+    ArenaError,
+    Batch,
+    InternalError,
+    MJCFError,
+    Vulkan,
+    VulkanError,
+    vulkan_available,
+)
 
 __all__ = [
     "Model",
     "Data",
+    "Batch",
+    "BATCH_FLAGS",
+    "VectorEnv",
     "ObjType",
     "kinematics",
     "integratePos",
@@ -605,3 +616,16 @@ def id2name(model, objtype, idx):
 def asset_path(name):
     """Path of an MJCF model shipped inside the package (e.g. asset_path("pendulum.xml"))."""
     return os.path.join(os.path.dirname(__file__), "assets", name)
+
+
+# reasons a batch world is flagged: bit i of Batch.flags is BATCH_FLAGS[i]
+BATCH_FLAGS = _core.BATCH_FLAGS
+
+
+def __getattr__(name):
+    # the Gymnasium vector env imports gymnasium only when asked for
+    if name == "VectorEnv":
+        from phalanx.vector import VectorEnv
+
+        return VectorEnv
+    raise AttributeError(f"module 'phalanx' has no attribute {name!r}")
