@@ -6,8 +6,8 @@
 //   reads:  m->body_jnt*, m->jnt_*, m->dof_*, m->actuator_*, m->tendon_*, m->M_*/D_* sparsity,
 //           d->M, d->qvel, d->act, d->act_dot, d->qacc, d->qfrc_smooth, d->qfrc_constraint,
 //           d->ten_J, d->ten_velocity, d->actuator_moment (+ moment_rownnz/rowadr/colind),
-//           d->actuator_force, d->actuator_length, d->actuator_velocity, d->ctrl, d->xpos/xmat/xipos/ximat (free
-//           bodies of implicitfast)
+//           d->actuator_force, d->actuator_length, d->actuator_velocity, d->ctrl,
+//           d->xpos/xmat/xipos/ximat (free bodies of implicitfast)
 //   writes: d->qH, d->qHDiagInv (Euler, implicitfast), d->qDeriv, d->qLU (implicit),
 //           d->qpos, d->qvel, d->act, d->qacc_warmstart
 // Scratch: the integrated acceleration lives in d->qacc_warmstart between the solve and the
@@ -622,10 +622,9 @@ PX_FN void pxk_intgActuatorVel(PX_MD) {
       // MuJoCo indexes lengthrange and acc0 by the output address here
       PXR prm[10];
       PXK_GET(10, prm, M, actuator_gainprm, 10 * i);
-      gain_vel = pxk_fdMuscleGainVel(D(actuator_length, oadr), D(actuator_velocity, oadr),
-                                     M(actuator_lengthrange, 2 * oadr),
-                                     M(actuator_lengthrange, 2 * oadr + 1), M(actuator_acc0, oadr),
-                                     prm);
+      gain_vel = pxk_fdMuscleGainVel(
+          D(actuator_length, oadr), D(actuator_velocity, oadr), M(actuator_lengthrange, 2 * oadr),
+          M(actuator_lengthrange, 2 * oadr + 1), M(actuator_acc0, oadr), prm);
     }
     if (gain_vel != PX_R(0.0)) {
       if (M(actuator_dyntype, i) == PX_DYN_NONE) {
