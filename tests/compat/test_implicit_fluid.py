@@ -111,7 +111,8 @@ def stage_errors(mm, pm, integrator, seed_=3, nstate=3, vscale=2.0):
         phalanx._core._implicit(pm, pd)
         assert np.linalg.norm(md.qDeriv) > 0
         for f in fields:
-            worst[f] = max(worst[f], rel(getattr(pd, f), getattr(md, f)))
+            e = rel(getattr(pd, f), getattr(md, f))
+            worst[f] = max(worst[f], e if np.isfinite(e) else np.inf)
     return worst
 
 
@@ -183,9 +184,13 @@ def test_swimmer_stage(integrator, variant):
 @pytest.mark.parametrize("name", [("balloons", "balloons.xml"), ("tendon_arm", "arm26.xml")],
                          ids=["balloons", "arm26"])
 def test_corpus_stage(integrator, name):
-    """Ellipsoid-model balloons on tendons (density, viscosity) and the muscle-driven arm."""
+    """Ellipsoid-model balloons on tendons (density, viscosity) and the muscle-driven arm. arm26's
+    muscle length ranges come from MuJoCo's length-range simulation, which needs the constraint
+    solver phalanx does not have yet (its values are NaN there): they are copied from mujoco, an
+    input of the stage like the others."""
     path = shared_model("mujoco", "model", *name)
     mm, pm = mujoco.MjModel.from_xml_path(path), phalanx.Model.from_xml_path(path)
+    pm.actuator_lengthrange[...] = mm.actuator_lengthrange
     errs = stage_errors(mm, pm, integrator, seed_=5, vscale=1.0)
     assert max(errs.values()) <= TOL, errs
 
