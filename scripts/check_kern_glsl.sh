@@ -301,8 +301,9 @@ for variant in f64 f32; do
   fi
 done
 
-# the velocity derivative of the bias force (csrc/kern/derivative.h) and the tendon armature bias
-# (csrc/kern/tendonbias.h) through the generated layout, fp64 and fp32, linted --strict
+# the velocity derivative of the bias force (csrc/kern/derivative.h), the fluid force and muscle
+# gain derivatives (csrc/kern/fluidderiv.h) and the tendon armature bias (csrc/kern/tendonbias.h)
+# through the generated layout, fp64 and fp32, linted --strict
 cat >"$tmp/deriv_check.comp" <<'EOF'
 #version 460
 #extension GL_EXT_buffer_reference : require
@@ -314,7 +315,9 @@ layout(local_size_x_id = 0) in;
 #include "../shaders/layout.glsl"
 #include "kern/prelude_glsl.h"
 #include "kern/derivative.h"
+#include "kern/fluidderiv.h"
 #include "kern/tendonbias.h"
+layout(std430, set = 1, binding = 0) buffer DerivOut { PX_REAL deriv_out[]; };
 void main() {
   PxParams p = pxpush.params;
   int wg = int(gl_WorkGroupID.x);
@@ -326,6 +329,13 @@ void main() {
   pxk_tendonBias();
   PX_SYNC();
   pxk_rneVel();
+  if (PX_LANE == 0) {
+    pxk_fluidVel();
+    PX_REAL prm[10];
+    for (int k = 0; k < 10; k++) prm[k] = deriv_out[k];
+    deriv_out[10] = pxk_fdMuscleGainVel(deriv_out[11], deriv_out[12], deriv_out[13], deriv_out[14],
+                                        deriv_out[15], prm);
+  }
 }
 EOF
 for variant in f64 f32; do
@@ -337,7 +347,7 @@ for variant in f64 f32; do
   done
 done
 if ! python3 scripts/spirv_lint.py --strict "$tmp"/deriv_*.spv; then
-  echo "deriv: derivative.h/tendonbias.h fail the SPIR-V lint"
+  echo "deriv: derivative.h/fluidderiv.h/tendonbias.h fail the SPIR-V lint"
   fail=1
 fi
 

@@ -6,20 +6,22 @@
 //   reads:  m->body_jnt*, m->jnt_*, m->dof_*, m->actuator_*, m->tendon_*, m->M_*/D_* sparsity,
 //           d->M, d->qvel, d->act, d->act_dot, d->qacc, d->qfrc_smooth, d->qfrc_constraint,
 //           d->ten_J, d->ten_velocity, d->actuator_moment (+ moment_rownnz/rowadr/colind),
-//           d->actuator_force, d->actuator_length, d->ctrl, d->xpos/xmat/xipos/ximat (free
-//           bodies of implicitfast)
+//           d->actuator_force, d->actuator_length, d->actuator_velocity, d->ctrl,
+//           d->xpos/xmat/xipos/ximat (free bodies of implicitfast)
 //   writes: d->qH, d->qHDiagInv (Euler, implicitfast), d->qDeriv, d->qLU (implicit),
 //           d->qpos, d->qvel, d->act, d->qacc_warmstart
 // Scratch: the integrated acceleration lives in d->qacc_warmstart between the solve and the
 // velocity update (MuJoCo keeps it on its stack); the advance then overwrites qacc_warmstart
 // with d->qacc, exactly as mj_advance does, so nothing else sees the scratch value.
-// The rne velocity derivative of the full implicit integrator (mjd_rne_vel) is in derivative.h.
+// The rne velocity derivative of the full implicit integrator (mjd_rne_vel) is in derivative.h,
+// the fluid force and muscle gain derivatives in fluidderiv.h.
 // Time is not a Data array: the CPU orchestration (csrc/engine/step.c) advances it.
 // Sequential parts (factorizations, sparse solves, tree passes) run on lane 0 in MuJoCo's order.
 #ifndef PX_KERN_INTEGRATE_H_
 #define PX_KERN_INTEGRATE_H_
 
 #include "kern/derivative.h"
+#include "kern/fluidderiv.h"
 #include "kern/libm.h"
 #include "kern/spatial.h"
 
@@ -588,8 +590,8 @@ PX_FN void pxk_intgAddJTBJMoment(PX_MDC int row, PX_REAL b) {
   }
 }
 
-// qDeriv += d qfrc_actuator / d qvel (mjd_actuator_vel; muscle and DC motor gains are refused
-// before any integrator runs)
+// qDeriv += d qfrc_actuator / d qvel (mjd_actuator_vel: affine and muscle gains, affine biases;
+// DC motor gains and biases are refused before any integrator runs)
 PX_FN void pxk_intgActuatorVel(PX_MD) {
   if ((MOPT(disableflags) & PX_DSBL_ACTUATION) != 0) return;
   for (int i = 0; i < MS(nu); i++) {
@@ -613,7 +615,17 @@ PX_FN void pxk_intgActuatorVel(PX_MD) {
     PXR gain_vel = PX_ZERO;
     int bt = M(actuator_biastype, i);
     if (bt == PX_BIAS_AFFINE || bt == PX_BIAS_SO3) bias_vel = M(actuator_biasprm, 10 * i + 2);
-    if (M(actuator_gaintype, i) == PX_GAIN_AFFINE) gain_vel = M(actuator_gainprm, 10 * i + 2);
+    int gt = M(actuator_gaintype, i);
+    if (gt == PX_GAIN_AFFINE) {
+      gain_vel = M(actuator_gainprm, 10 * i + 2);
+    } else if (gt == PX_GAIN_MUSCLE) {
+      // MuJoCo indexes lengthrange and acc0 by the output address here
+      PXR prm[10];
+      PXK_GET(10, prm, M, actuator_gainprm, 10 * i);
+      gain_vel = pxk_fdMuscleGainVel(
+          D(actuator_length, oadr), D(actuator_velocity, oadr), M(actuator_lengthrange, 2 * oadr),
+          M(actuator_lengthrange, 2 * oadr + 1), M(actuator_acc0, oadr), prm);
+    }
     if (gain_vel != PX_R(0.0)) {
       if (M(actuator_dyntype, i) == PX_DYN_NONE) {
         PXR t = gain_vel * D(ctrl, M(actuator_ctrladr, i));
@@ -636,10 +648,14 @@ PX_FN void pxk_intgActuatorVel(PX_MD) {
   }
 }
 
-// qDeriv += d qfrc_passive / d qvel: dof and tendon damping (mjd_passive_vel; fluid forces are
-// refused before any implicit integrator runs)
+// qDeriv += d qfrc_passive / d qvel: fluid forces (fluidderiv.h), dof and tendon damping
+// (mjd_passive_vel)
 PX_FN void pxk_intgPassiveVel(PX_MD) {
-  if ((MOPT(disableflags) & PX_DSBL_DAMPER) != 0) return;
+  int nospring = (MOPT(disableflags) & PX_DSBL_SPRING) != 0 ? 1 : 0;
+  int nodamper = (MOPT(disableflags) & PX_DSBL_DAMPER) != 0 ? 1 : 0;
+  if (nospring != 0 && nodamper != 0) return;
+  if (MOPT(viscosity) > PX_R(0.0) || MOPT(density) > PX_R(0.0)) pxk_fluidVel(PX_MDARG);
+  if (nodamper != 0) return;
   for (int i = 0; i < MS(nv); i++) {
     PXR dd = pxk_intgDofDamping(PX_MDARGC i);
     int adr = M(D_rowadr, i) + M(D_diag, i);
