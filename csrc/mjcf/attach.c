@@ -97,7 +97,12 @@ static pxtStatus loadChild(pxcCtx* c, pxcNode* n, const char* path, pxcChild* ch
     return PX_FAIL(c->st, PX_ERR_MJCF, "%s:%d: <model>: model assets nested deeper than %d",
                    n->file, n->line, PXC_MAX_ATTACH_DEPTH);
   }
-  TRY(pxc_xmlRead(ch->doc, path, NULL, c->st));
+  if (pxc_xmlRead(ch->doc, path, NULL, c->st) != PX_OK) {
+    // name the <model> element that asked for the file
+    char inner[sizeof(c->st->msg)];
+    snprintf(inner, sizeof(inner), "%s", c->st->msg);
+    return PX_FAIL(c->st, c->st->code, "%s:%d: <model>: %.900s", n->file, n->line, inner);
+  }
   TRY(pxc_parse(&cc, ch->doc->root));
   strcpy(ch->meshdir, ch->spec->meshdir);
   for (int i = 0; i < ch->doc->root->nchild; i++) {
@@ -306,6 +311,13 @@ static pxtStatus copyTree(pxcCtx* c, pxcAttach* a, int parent, int root) {
     *nb = k->body[b];
     nb->parent = b == root ? parent : a->bodymap[k->body[b].parent];
     TRY(rename3(c, &nb->src, nb->name, p, k->body[b].name, x));
+    for (int o = 0; nb->name[0] && o < id; o++) {
+      if (!strcmp(s->body[o].name, nb->name)) {
+        return PX_FAIL(c->st, PX_ERR_MJCF,
+                       "%s:%d: <attach>: body '%s' already exists (prefix '%s' reused?)",
+                       a->src.file, a->src.line, nb->name, p);
+      }
+    }
     a->bodymap[b] = id;
   }
   for (int i = 0; i < k->njnt; i++) {
