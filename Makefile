@@ -74,6 +74,8 @@ gpu-check: build gpu-test
 
 bench: build
 	$(PY) benchmarks/bench_compile.py
+	$(PY) benchmarks/bench_step.py
+	$(PY) benchmarks/bench_batch.py
 
 lint: setup
 	@clang-format --dry-run --Werror $$(find csrc tests/c -name '*.c' -o -name '*.h' | grep -v spirv/)
