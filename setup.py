@@ -65,7 +65,8 @@ extra_compile = [
     "-fvisibility=hidden",
     "-ffp-contract=off",
     "-fno-fast-math",
-    "-O2",
+    "-O3",
+    "-fno-math-errno",
 ]
 if dev:
     extra_compile += [

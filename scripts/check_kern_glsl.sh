@@ -254,6 +254,93 @@ if ! python3 scripts/spirv_lint.py --strict "$tmp/smooth_f64.spv" "$tmp/smooth_f
   fail=1
 fi
 
+# the force stages (csrc/kern/passive.h, actuation.h) through the generated layout, as the stage
+# shaders are built (scripts/build_shaders.sh flags), fp64 and fp32, each -O module linted by
+# spirv_lint.py --strict (a -g build names the source lines of any finding)
+cat >"$tmp/forces_check.comp" <<'EOF'
+#version 460
+#extension GL_EXT_buffer_reference : require
+#extension GL_GOOGLE_include_directive : require
+#ifndef PX_FP32
+#extension GL_ARB_gpu_shader_fp64 : require
+#endif
+layout(local_size_x_id = 0) in;
+#include "shaders/layout.glsl"
+#include "kern/prelude_glsl.h"
+#include "kern/passive.h"
+#include "kern/actuation.h"
+void main() {
+  PxParams p = pxpush.params;
+  int wg = int(gl_WorkGroupID.x);
+  if (wg >= p.nworld - pxpush.world0) return;
+  pxm = p.model;
+  pxd = p.data;
+  pxw = pxpush.world0 + wg;
+  pxzero = PX_REAL(min(pxw, 0));
+  pxk_passive(PX_MDARG);
+  PX_SYNC();
+  pxk_actuation(PX_MDARG);
+}
+EOF
+for variant in f64 f32; do
+  defs=()
+  [ $variant = f32 ] && defs=(-DPX_FP32)
+  spv="$tmp/forces_$variant.spv"
+  if ! glslc -fshader-stage=compute --target-env=vulkan1.2 -O "${defs[@]}" -Icsrc -I. \
+    -o "$spv" "$tmp/forces_check.comp"; then
+    echo "forces_$variant: does not compile"
+    fail=1
+    continue
+  fi
+  if ! python3 scripts/spirv_lint.py --strict "$spv"; then
+    glslc -fshader-stage=compute --target-env=vulkan1.2 -O -g "${defs[@]}" -Icsrc -I. \
+      -o "$tmp/forces_${variant}_g.spv" "$tmp/forces_check.comp" &&
+      python3 scripts/spirv_lint.py --strict "$tmp/forces_${variant}_g.spv" |
+      grep ": \(warning\|error\): " || true
+    fail=1
+  fi
+done
+
+# the velocity derivative of the bias force (csrc/kern/derivative.h) and the tendon armature bias
+# (csrc/kern/tendonbias.h) through the generated layout, fp64 and fp32, linted --strict
+cat >"$tmp/deriv_check.comp" <<'EOF'
+#version 460
+#extension GL_EXT_buffer_reference : require
+#extension GL_GOOGLE_include_directive : require
+#ifndef PX_FP32
+#extension GL_ARB_gpu_shader_fp64 : require
+#endif
+layout(local_size_x_id = 0) in;
+#include "../shaders/layout.glsl"
+#include "kern/prelude_glsl.h"
+#include "kern/derivative.h"
+#include "kern/tendonbias.h"
+void main() {
+  PxParams p = pxpush.params;
+  int wg = int(gl_WorkGroupID.x);
+  if (wg >= p.nworld - pxpush.world0) return;
+  pxm = p.model;
+  pxd = p.data;
+  pxw = pxpush.world0 + wg;
+  pxzero = PX_REAL(min(pxw, 0));
+  pxk_tendonBias();
+  PX_SYNC();
+  pxk_rneVel();
+}
+EOF
+for variant in f64 f32; do
+  defs=""
+  if [ "$variant" = f32 ]; then defs="-DPX_FP32"; fi
+  for opt in -O0 -O; do
+    glslc -fshader-stage=compute --target-env=vulkan1.2 $opt $defs -Icsrc \
+      -o "$tmp/deriv_$variant$opt.spv" "$tmp/deriv_check.comp"
+  done
+done
+if ! python3 scripts/spirv_lint.py --strict "$tmp"/deriv_*.spv; then
+  echo "deriv: derivative.h/tendonbias.h fail the SPIR-V lint"
+  fail=1
+fi
+
 if [ "$fail" != 0 ]; then
   echo "check_kern_glsl: FAILED"
   exit 1

@@ -16,9 +16,10 @@ same X-macros; docs/gpu_executor.md describes both):
   model array in PX_MODEL_FIELDS order;
 - `PxData` (std430): one reference per data array in PX_DATA_FIELDS order; a block holds all
   worlds, world-major: element i of world w is at `w * PXS_<field> + i`;
-- `PxParams` (std430): model and data references, nworld, references to the (nworld)
-  blocks of simulation times and of per-world step flags; the push constant holds the address of
-  the parameter block, the index of the first world of the dispatch and the entry point's mode;
+- `PxParams` (std430): model and data references, nworld, references to the (nworld) blocks
+  of simulation times, of per-world step flags and of RK4 start times; the push constant holds
+  the address of the parameter block, the index of the first world of the dispatch and the
+  entry point's mode;
 - the enum values of pxtype.h as `const int` (PX_JNT_HINGE, PX_CAMLIGHT_TRACK, ...);
 - globals `pxm`, `pxd`, `pxw` used by the M/D/MS/MOPT macros of csrc/kern/prelude_glsl.h;
 - `pxl_zeroWorld()`, every data array of the current world set to zero (mj_resetData).
@@ -206,6 +207,7 @@ def generate():
     w("  int nworld;  // worlds in the batch")
     w("  PxdReal time;  // (nworld) simulation time of each world (pxWorlds.time)")
     w("  PxdInt flag;   // (nworld) per-world flag of the step phase (1: run forward again)")
+    w("  PxdReal tsave;  // (nworld) the time at the start of an RK4 step")
     w("};")
     w("")
     w("// push constant: the parameter block, the batch index of the dispatch's first world and the")

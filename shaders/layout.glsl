@@ -153,6 +153,14 @@ const int PX_ENBL_INVDISCRETE = 8;
 const int PX_ENBL_SLEEP = 16;
 const int PX_ENBL_DIAGEXACT = 32;
 const int PX_NENABLE = 6;
+const int PX_WARN_INERTIA = 0;
+const int PX_WARN_CONTACTFULL = 1;
+const int PX_WARN_CNSTRFULL = 2;
+const int PX_WARN_BADQPOS = 3;
+const int PX_WARN_BADQVEL = 4;
+const int PX_WARN_BADQACC = 5;
+const int PX_WARN_BADCTRL = 6;
+const int PX_NWARNING = 7;
 const int PX_SENS_TOUCH = 0;
 const int PX_SENS_ACCELEROMETER = 1;
 const int PX_SENS_VELOCIMETER = 2;
@@ -220,7 +228,7 @@ layout(buffer_reference, std430, buffer_reference_align = 16) buffer PxdInt { in
 
 // the model: sizes, options, one reference per array
 layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer PxModel {
-  // sizes (57 ints)
+  // sizes (58 ints)
   int nq;
   int nv;
   int nu;
@@ -278,6 +286,7 @@ layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Px
   int nnames_map;
   int ngravcomp;
   int nhistory;
+  int nwarning;
   // options (pxOption, in struct order)
   PXL_REAL opt_timestep;
   PXL_REAL opt_impratio;
@@ -308,7 +317,7 @@ layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Px
   int opt_disableactuator;
   int opt_sdf_initpoints;
   int opt_sdf_iterations;
-  // arrays (328)
+  // arrays (330)
   PxmReal qpos0;  // (nq x 1) pxtNum
   PxmReal qpos_spring;  // (nq x 1) pxtNum
   PxmInt body_parentid;  // (nbody x 1) int
@@ -559,6 +568,8 @@ layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Px
   PxmReal actuator_forcerange;  // (nu x 2) pxtNum
   PxmReal actuator_actrange;  // (nu x 2) pxtNum
   PxmReal actuator_gear;  // (nu x 6) pxtNum
+  PxmReal actuator_acc0;  // (nout x 1) pxtNum
+  PxmReal actuator_lengthrange;  // (nout x 2) pxtNum
   PxmReal actuator_cranklength;  // (nu x 1) pxtNum
   PxmReal actuator_damping;  // (nu x 1) pxtNum
   PxmReal actuator_dampingpoly;  // (nu x 2) pxtNum
@@ -651,6 +662,7 @@ layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Px
   PxdReal qfrc_applied;  // (nv x 1) pxtNum
   PxdReal xfrc_applied;  // (nbody x 6) pxtNum
   PxdInt eq_active;  // (neq x 1) pxtBool
+  PxdInt warning;  // (nwarning x 2) int
   PxdReal qacc;  // (nv x 1) pxtNum
   PxdReal act_dot;  // (na x 1) pxtNum
   PxdReal xpos;  // (nbody x 3) pxtNum
@@ -713,6 +725,18 @@ layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Px
   PxdReal cfrc_ext;  // (nbody x 6) pxtNum
   PxdReal rne_cacc;  // (nbody x 6) pxtNum
   PxdReal rne_cfrc;  // (nbody x 6) pxtNum
+  PxdReal rnevel_dcvel;  // (nB x 6) pxtNum
+  PxdReal rnevel_dcacc;  // (nB x 6) pxtNum
+  PxdReal rnevel_dcfrc;  // (nB x 6) pxtNum
+  PxdReal rnevel_dcdofdot;  // (nD x 6) pxtNum
+  PxdReal rk4_qpos;  // (nq x 4) pxtNum
+  PxdReal rk4_qvel;  // (nv x 4) pxtNum
+  PxdReal rk4_act;  // (na x 4) pxtNum
+  PxdReal rk4_qacc;  // (nv x 4) pxtNum
+  PxdReal rk4_act_dot;  // (na x 4) pxtNum
+  PxdReal rk4_dqvel;  // (nv x 1) pxtNum
+  PxdReal rk4_dqacc;  // (nv x 1) pxtNum
+  PxdReal rk4_dact;  // (na x 1) pxtNum
 };
 
 // the parameter block of a dispatch
@@ -722,6 +746,7 @@ layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Px
   int nworld;  // worlds in the batch
   PxdReal time;  // (nworld) simulation time of each world (pxWorlds.time)
   PxdInt flag;   // (nworld) per-world flag of the step phase (1: run forward again)
+  PxdReal tsave;  // (nworld) the time at the start of an RK4 step
 };
 
 // push constant: the parameter block, the batch index of the dispatch's first world and the
@@ -743,6 +768,7 @@ layout(push_constant, std430) uniform PxPush {
 #define PXS_qfrc_applied (pxm.nv)
 #define PXS_xfrc_applied (pxm.nbody * 6)
 #define PXS_eq_active (pxm.neq)
+#define PXS_warning (pxm.nwarning * 2)
 #define PXS_qacc (pxm.nv)
 #define PXS_act_dot (pxm.na)
 #define PXS_xpos (pxm.nbody * 3)
@@ -805,6 +831,18 @@ layout(push_constant, std430) uniform PxPush {
 #define PXS_cfrc_ext (pxm.nbody * 6)
 #define PXS_rne_cacc (pxm.nbody * 6)
 #define PXS_rne_cfrc (pxm.nbody * 6)
+#define PXS_rnevel_dcvel (pxm.nB * 6)
+#define PXS_rnevel_dcacc (pxm.nB * 6)
+#define PXS_rnevel_dcfrc (pxm.nB * 6)
+#define PXS_rnevel_dcdofdot (pxm.nD * 6)
+#define PXS_rk4_qpos (pxm.nq * 4)
+#define PXS_rk4_qvel (pxm.nv * 4)
+#define PXS_rk4_act (pxm.na * 4)
+#define PXS_rk4_qacc (pxm.nv * 4)
+#define PXS_rk4_act_dot (pxm.na * 4)
+#define PXS_rk4_dqvel (pxm.nv)
+#define PXS_rk4_dqacc (pxm.nv)
+#define PXS_rk4_dact (pxm.na)
 
 // the model, the batch data and the current world, set by the entry point
 PxModel pxm;
@@ -826,6 +864,7 @@ void pxl_zeroWorld() {
   for (int i = lane; i < PXS_qfrc_applied; i += nlane) pxd.qfrc_applied.v[pxw * PXS_qfrc_applied + i] = PXL_REAL(0);
   for (int i = lane; i < PXS_xfrc_applied; i += nlane) pxd.xfrc_applied.v[pxw * PXS_xfrc_applied + i] = PXL_REAL(0);
   for (int i = lane; i < PXS_eq_active; i += nlane) pxd.eq_active.v[pxw * PXS_eq_active + i] = 0;
+  for (int i = lane; i < PXS_warning; i += nlane) pxd.warning.v[pxw * PXS_warning + i] = 0;
   for (int i = lane; i < PXS_qacc; i += nlane) pxd.qacc.v[pxw * PXS_qacc + i] = PXL_REAL(0);
   for (int i = lane; i < PXS_act_dot; i += nlane) pxd.act_dot.v[pxw * PXS_act_dot + i] = PXL_REAL(0);
   for (int i = lane; i < PXS_xpos; i += nlane) pxd.xpos.v[pxw * PXS_xpos + i] = PXL_REAL(0);
@@ -888,6 +927,18 @@ void pxl_zeroWorld() {
   for (int i = lane; i < PXS_cfrc_ext; i += nlane) pxd.cfrc_ext.v[pxw * PXS_cfrc_ext + i] = PXL_REAL(0);
   for (int i = lane; i < PXS_rne_cacc; i += nlane) pxd.rne_cacc.v[pxw * PXS_rne_cacc + i] = PXL_REAL(0);
   for (int i = lane; i < PXS_rne_cfrc; i += nlane) pxd.rne_cfrc.v[pxw * PXS_rne_cfrc + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_rnevel_dcvel; i += nlane) pxd.rnevel_dcvel.v[pxw * PXS_rnevel_dcvel + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_rnevel_dcacc; i += nlane) pxd.rnevel_dcacc.v[pxw * PXS_rnevel_dcacc + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_rnevel_dcfrc; i += nlane) pxd.rnevel_dcfrc.v[pxw * PXS_rnevel_dcfrc + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_rnevel_dcdofdot; i += nlane) pxd.rnevel_dcdofdot.v[pxw * PXS_rnevel_dcdofdot + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_rk4_qpos; i += nlane) pxd.rk4_qpos.v[pxw * PXS_rk4_qpos + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_rk4_qvel; i += nlane) pxd.rk4_qvel.v[pxw * PXS_rk4_qvel + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_rk4_act; i += nlane) pxd.rk4_act.v[pxw * PXS_rk4_act + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_rk4_qacc; i += nlane) pxd.rk4_qacc.v[pxw * PXS_rk4_qacc + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_rk4_act_dot; i += nlane) pxd.rk4_act_dot.v[pxw * PXS_rk4_act_dot + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_rk4_dqvel; i += nlane) pxd.rk4_dqvel.v[pxw * PXS_rk4_dqvel + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_rk4_dqacc; i += nlane) pxd.rk4_dqacc.v[pxw * PXS_rk4_dqacc + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_rk4_dact; i += nlane) pxd.rk4_dact.v[pxw * PXS_rk4_dact + i] = PXL_REAL(0);
 }
 
 #endif  // PX_SHADERS_LAYOUT_GLSL_

@@ -8,8 +8,11 @@
 
 #include "kern/jac.h"
 #include "kern/kinematics.h"
+#include "kern/actuation.h"
+#include "kern/passive.h"
 #include "kern/smooth.h"
 #include "kern/tendon.h"
+#include "kern/tendonbias.h"
 #include "kern/transmission.h"
 
 // accessor of element i of a C array p in the generic kernel bodies (PXK_SOLVELD_BODY, ...)
@@ -47,20 +50,6 @@ static int anyNonzero(const double* v, int n) {
   return 0;
 }
 
-// passive forces are identically zero: both springs and dampers disabled (mj_passive returns
-// early), or no element of the model produces any
-static int passiveNone(const pxModel* m) {
-  if (DSBL(PX_DSBL_SPRING) && DSBL(PX_DSBL_DAMPER)) return 1;
-  if (anyNonzero(m->jnt_stiffness, m->njnt) || anyNonzero(m->jnt_stiffnesspoly, 2 * m->njnt)) {
-    return 0;
-  }
-  if (anyNonzero(m->dof_damping, m->nv) || anyNonzero(m->dof_dampingpoly, 2 * m->nv)) return 0;
-  if (m->ngravcomp > 0 && !DSBL(PX_DSBL_GRAVITY)) return 0;
-  if (m->opt.density > 0 || m->opt.viscosity > 0) return 0;
-  if (anyNonzero(m->geom_adhesion, m->ngeom)) return 0;
-  return 1;
-}
-
 // no constraint row can arise (nefc = 0 in MuJoCo whatever the state)
 static int constraintNone(const pxModel* m) {
   if (DSBL(PX_DSBL_CONSTRAINT)) return 1;
@@ -84,23 +73,24 @@ pxtStatus px_forwardCheck(const pxModel* m, pxStatus* st) {
   if (m->opt.enableflags & PX_ENBL_SLEEP) {
     return PX_FAIL(st, PX_ERR_UNSUPPORTED, "forward: sleep (enableflags sleep) is not supported");
   }
-  // tendon armature needs mj_tendonBias (its velocity-product force), not written yet
-  if (anyNonzero(m->tendon_armature, m->ntendon)) {
-    return PX_FAIL(st, PX_ERR_UNSUPPORTED, "forward: tendon armature is not supported yet");
+  // tendon armature on a spatial tendon that wraps around a geom: MuJoCo's mj_tendonDot cannot
+  // differentiate the wrap (it raises an error), so neither engine computes the bias force
+  for (int i = 0; i < m->ntendon; i++) {
+    if (m->tendon_armature[i] == 0 && pxk_actuatorArmature(m, NULL, 1, i) == 0) continue;
+    for (int j = m->tendon_adr[i]; j < m->tendon_adr[i] + m->tendon_num[i]; j++) {
+      if (m->wrap_type[j] == PX_WRAP_SPHERE || m->wrap_type[j] == PX_WRAP_CYLINDER) {
+        return PX_FAIL(st, PX_ERR_UNSUPPORTED,
+                       "forward: tendon %d has armature and wraps around a geom; the bias force "
+                       "of tendon armature with geom wrapping is not supported (MuJoCo 3.12 "
+                       "raises 'geom wrapping not supported')",
+                       i);
+      }
+    }
   }
   pxtStatus code = px_transmissionSupported(m, st);
   if (code != PX_OK) return code;
-  // [actuation] the transmission and actuation stages lift this
-  if (m->nu > 0 && !DSBL(PX_DSBL_ACTUATION)) {
-    return PX_FAIL(st, PX_ERR_UNSUPPORTED,
-                   "forward: actuators are not supported yet (disable actuation)");
-  }
-  // [passive] the passive stage lifts this
-  if (!passiveNone(m)) {
-    return PX_FAIL(st, PX_ERR_UNSUPPORTED,
-                   "forward: passive forces (springs, dampers, gravity compensation, fluid, "
-                   "adhesion) are not supported yet (disable spring and damper)");
-  }
+  code = px_actuationCheck(m, st);
+  if (code != PX_OK) return code;
   if (!constraintNone(m)) {
     return PX_FAIL(st, PX_ERR_UNSUPPORTED,
                    "forward: constraints (contacts, limits, equalities, friction loss) are not "
@@ -122,14 +112,9 @@ static void fwdPosition(const pxModel* m, pxData* d) {
 static void fwdVelocity(const pxModel* m, pxData* d) {
   pxk_tendonVelocity(m, d);  // ten_velocity, actuator_velocity
   pxk_comVel(m, d);
-  // [passive] mj_passive plugs in here; until then passive forces are zero (checked)
-  memset(d->qfrc_spring, 0, sizeof(double) * (size_t)m->nv);
-  memset(d->qfrc_damper, 0, sizeof(double) * (size_t)m->nv);
-  memset(d->qfrc_gravcomp, 0, sizeof(double) * (size_t)m->nv);
-  memset(d->qfrc_fluid, 0, sizeof(double) * (size_t)m->nv);
-  memset(d->qfrc_passive, 0, sizeof(double) * (size_t)m->nv);
+  pxk_passive(m, d);
   pxk_rneBias(m, d);
-  // [tendon] mj_tendonBias (tendon armature bias into qfrc_bias) plugs in here
+  pxk_tendonBias(m, d);  // tendon armature: velocity-product force into qfrc_bias
 }
 
 pxtStatus px_forward(const pxModel* m, pxData* d, pxStatus* st) {
@@ -137,9 +122,7 @@ pxtStatus px_forward(const pxModel* m, pxData* d, pxStatus* st) {
   if (code != PX_OK) return code;
   fwdPosition(m, d);
   fwdVelocity(m, d);
-  // [actuation] mj_fwdActuation plugs in here; until then actuation is off or absent (checked)
-  memset(d->actuator_force, 0, sizeof(double) * (size_t)m->nu);
-  memset(d->qfrc_actuator, 0, sizeof(double) * (size_t)m->nv);
+  pxk_actuation(m, d);
   pxk_fwdAcceleration(m, d);
   // [constraint] mj_fwdConstraint plugs in here; until then nefc = 0 (checked)
   pxk_fwdConstraintNone(m, d);
@@ -160,6 +143,8 @@ int px_stage(const pxModel* m, pxData* d, const char* name) {
     pxk_comVel(m, d);
   } else if (!strcmp(name, "rne")) {
     pxk_rneBias(m, d);
+  } else if (!strcmp(name, "tendonBias")) {
+    pxk_tendonBias(m, d);
   } else if (!strcmp(name, "subtreeVel")) {
     pxk_subtreeVel(m, d);
   } else if (!strcmp(name, "acceleration")) {

@@ -70,6 +70,7 @@ void px_defaultOption(pxOption* opt) {
 
 size_t px_modelBytes(const pxModel* sizes) {
   pxModel tmp = *sizes;
+  tmp.nwarning = PX_NWARNING;
   return modelLayout(&tmp, NULL);
 }
 
@@ -80,6 +81,7 @@ pxModel* px_makeModel(const pxModel* sizes) {
 #define X(name) m->name = sizes->name;
   PX_MODEL_SIZES(X)
 #undef X
+  m->nwarning = PX_NWARNING;  // a constant, not a model size of MuJoCo's
   m->opt = sizes->opt;
   m->stat = sizes->stat;
   m->nbuffer = modelLayout(m, NULL);

@@ -3,9 +3,9 @@
 // mj_Euler, mj_implicit, mj_RungeKutta, mj_advance), the state reset of one world and the
 // position-space utilities (integratePos, differentiatePos, normalizeQuat). The per-world math
 // is in csrc/kern/integrate.h; this file sequences the stages, advances time (pxData.time is a
-// plain value, which the caller copies back into its pxWorlds) and keeps the RK4 stage states.
+// plain value, which the caller copies back into its pxWorlds) and runs RK4 on its Data scratch
+// (rk4_*): a step allocates nothing.
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "kern/prelude_c.h"
@@ -37,12 +37,7 @@ pxtStatus px_integratorCheck(const pxModel* m, pxStatus* st) {
                      i);
     }
   }
-  if (integ == PX_INT_IMPLICIT) {
-    return PX_FAIL(st, PX_ERR_UNSUPPORTED,
-                   "integrator 'implicit' (the RNE velocity derivative mjd_rne_vel) is not "
-                   "supported yet; use 'implicitfast' or 'Euler'");
-  }
-  if (integ == PX_INT_IMPLICITFAST) {
+  if (integ == PX_INT_IMPLICIT || integ == PX_INT_IMPLICITFAST) {
     int passive =
         (m->opt.disableflags & PX_DSBL_SPRING) == 0 || (m->opt.disableflags & PX_DSBL_DAMPER) == 0;
     if (passive && (m->opt.density > 0 || m->opt.viscosity > 0)) {
@@ -172,26 +167,39 @@ pxtStatus px_implicit(const pxModel* m, pxData* d) {
   return PX_OK;
 }
 
-// RK4 (mj_RungeKutta with N = 4): the stage states live on the heap of this call
+// RK4 (mj_RungeKutta with N = 4). The stage states X[s] and slopes F[s] live in the Data scratch
+// rk4_qpos/qvel/act (X) and rk4_qacc/act_dot (F), column s of each (element 4 * k + s); the
+// increment dX in rk4_dqvel/dqacc/dact. Nothing is allocated.
+#define RK4_AT(f, k, s) d->f[4 * (k) + (s)]
+
+// column s of the stage scratch from the current state (qpos, qvel, act) and slopes (qacc, act_dot)
+static void rk4Store(const pxModel* m, pxData* d, int s, int state, int slope) {
+  for (int k = 0; k < m->nq && state; k++) RK4_AT(rk4_qpos, k, s) = d->qpos[k];
+  for (int k = 0; k < m->nv && state; k++) RK4_AT(rk4_qvel, k, s) = d->qvel[k];
+  for (int k = 0; k < m->na && state; k++) RK4_AT(rk4_act, k, s) = d->act[k];
+  for (int k = 0; k < m->nv && slope; k++) RK4_AT(rk4_qacc, k, s) = d->qacc[k];
+  for (int k = 0; k < m->na && slope; k++) RK4_AT(rk4_act_dot, k, s) = d->act_dot[k];
+}
+
+// dX = sum over stages j < n of w[j] * (X[j] velocity, F[j]), accumulated in stage order
+static void rk4Combine(const pxModel* m, pxData* d, const double* w, int n) {
+  memset(d->rk4_dqvel, 0, sizeof(double) * (size_t)m->nv);
+  memset(d->rk4_dqacc, 0, sizeof(double) * (size_t)m->nv);
+  memset(d->rk4_dact, 0, sizeof(double) * (size_t)m->na);
+  for (int j = 0; j < n; j++) {
+    for (int k = 0; k < m->nv; k++) d->rk4_dqvel[k] += RK4_AT(rk4_qvel, k, j) * w[j];
+    for (int k = 0; k < m->nv; k++) d->rk4_dqacc[k] += RK4_AT(rk4_qacc, k, j) * w[j];
+    for (int k = 0; k < m->na; k++) d->rk4_dact[k] += RK4_AT(rk4_act_dot, k, j) * w[j];
+  }
+}
+
 static pxtStatus rungeKutta(const pxModel* m, pxData* d) {
   static const double A[9] = {0.5, 0, 0, 0, 0.5, 0, 0, 0, 1};
   static const double B[4] = {1.0 / 6.0, 1.0 / 3.0, 1.0 / 3.0, 1.0 / 6.0};
   const int N = 4;
   int nq = m->nq, nv = m->nv, na = m->na;
   double h = m->opt.timestep, time = d->time;
-  size_t nx = (size_t)(nq + nv + na), nf = (size_t)(nv + na);
-  double* buf =
-      (double*)calloc((size_t)(2 * nv + na) + N * (nx + nf) + (size_t)nv + 1, sizeof(double));
-  if (!buf) return PX_FAIL(&d->status, PX_ERR_NOMEM, "out of memory in the RK4 integrator");
-  double* dX = buf;
-  double* X[4];
-  double* F[4];
   double C[3], T[3];
-  for (int i = 0; i < N; i++) {
-    X[i] = buf + (2 * nv + na) + i * (nx + nf);
-    F[i] = X[i] + nx;
-  }
-  double* qvel_new = F[N - 1] + nf;
 
   for (int i = 1; i < N; i++) {
     C[i - 1] = 0;
@@ -199,75 +207,49 @@ static pxtStatus rungeKutta(const pxModel* m, pxData* d) {
     T[i - 1] = d->time + C[i - 1] * h;
   }
 
-  memcpy(X[0], d->qpos, sizeof(double) * nq);
-  memcpy(X[0] + nq, d->qvel, sizeof(double) * nv);
-  memcpy(F[0], d->qacc, sizeof(double) * nv);
-  if (na) {
-    memcpy(X[0] + nq + nv, d->act, sizeof(double) * na);
-    memcpy(F[0] + nv, d->act_dot, sizeof(double) * na);
-  }
+  // X[0], F[0] from the forward pass already run
+  rk4Store(m, d, 0, 1, 1);
 
   for (int i = 1; i < N; i++) {
-    memset(dX, 0, sizeof(double) * (2 * nv + na));
-    for (int j = 0; j < i; j++) {
-      double a = A[(i - 1) * (N - 1) + j];
-      for (int k = 0; k < nv; k++) dX[k] += X[j][nq + k] * a;
-      for (int k = 0; k < nv + na; k++) dX[nv + k] += F[j][k] * a;
-    }
+    rk4Combine(m, d, A + (i - 1) * (N - 1), i);
 
     // X[i] = X[0] '+' dX: positions on the manifold (integratePos reads d->qvel)
-    memcpy(d->qpos, X[0], sizeof(double) * nq);
-    memcpy(d->qvel, dX, sizeof(double) * nv);
+    for (int k = 0; k < nq; k++) d->qpos[k] = RK4_AT(rk4_qpos, k, 0);
+    memcpy(d->qvel, d->rk4_dqvel, sizeof(double) * nv);
     pxk_integratePos(m, d, h);
-    memcpy(X[i], d->qpos, sizeof(double) * nq);
-    for (int k = 0; k < nv + na; k++) X[i][nq + k] = X[0][nq + k] + dX[nv + k] * h;
-
-    memcpy(d->qvel, X[i] + nq, sizeof(double) * nv);
-    if (na) memcpy(d->act, X[i] + nq + nv, sizeof(double) * na);
+    for (int k = 0; k < nv; k++) d->qvel[k] = RK4_AT(rk4_qvel, k, 0) + d->rk4_dqacc[k] * h;
+    for (int k = 0; k < na; k++) d->act[k] = RK4_AT(rk4_act, k, 0) + d->rk4_dact[k] * h;
+    rk4Store(m, d, i, 1, 0);
     d->time = T[i - 1];
 
     px_forward(m, d, &d->status);
-    if (d->status.code != PX_OK) {
-      free(buf);
-      return d->status.code;
-    }
-    memcpy(F[i], d->qacc, sizeof(double) * nv);
-    if (na) memcpy(F[i] + nv, d->act_dot, sizeof(double) * na);
+    if (d->status.code != PX_OK) return d->status.code;
+    rk4Store(m, d, i, 0, 1);
   }
 
-  memset(dX, 0, sizeof(double) * (2 * nv + na));
-  for (int j = 0; j < N; j++) {
-    for (int k = 0; k < nv; k++) dX[k] += X[j][nq + k] * B[j];
-    for (int k = 0; k < nv + na; k++) dX[nv + k] += F[j][k] * B[j];
-  }
+  rk4Combine(m, d, B, N);
 
-  // restore the initial state, then advance with act_dot = dX[2nv:], qacc = dX[nv:2nv] and
-  // positions integrated with the velocity dX[0:nv]
+  // restore the initial state, then advance with act_dot = dX act part, qacc = dX acceleration
+  // part and positions integrated with the velocity dX velocity part
   d->time = time;
-  memcpy(d->qpos, X[0], sizeof(double) * nq);
-  memcpy(d->qvel, X[0] + nq, sizeof(double) * nv);
-  if (na) memcpy(d->act, X[0] + nq + nv, sizeof(double) * na);
+  for (int k = 0; k < nq; k++) d->qpos[k] = RK4_AT(rk4_qpos, k, 0);
+  for (int k = 0; k < nv; k++) d->qvel[k] = RK4_AT(rk4_qvel, k, 0);
+  for (int k = 0; k < na; k++) d->act[k] = RK4_AT(rk4_act, k, 0);
 
-  // act_dot keeps the last stage's value, as in MuJoCo
-  double* saved = (double*)malloc(sizeof(double) * (size_t)(na + 1));
-  if (!saved) {
-    free(buf);
-    return PX_FAIL(&d->status, PX_ERR_NOMEM, "out of memory in the RK4 integrator");
-  }
-  if (na) memcpy(saved, d->act_dot, sizeof(double) * na);
-  if (na) memcpy(d->act_dot, dX + 2 * nv, sizeof(double) * na);
+  // act_dot keeps the last stage's value (F[N-1]), as in MuJoCo
+  if (na) memcpy(d->act_dot, d->rk4_dact, sizeof(double) * na);
   pxk_advanceAct(m, d);
-  if (na) memcpy(d->act_dot, saved, sizeof(double) * na);
-  free(saved);
+  for (int k = 0; k < na; k++) d->act_dot[k] = RK4_AT(rk4_act_dot, k, N - 1);
 
-  memcpy(d->qacc_warmstart, dX + nv, sizeof(double) * nv);
+  // the new velocity waits in column 1 of rk4_qvel (X[1] is no longer needed) while the
+  // positions integrate with the combined velocity
+  memcpy(d->qacc_warmstart, d->rk4_dqacc, sizeof(double) * nv);
   pxk_advanceVel(m, d);
-  memcpy(qvel_new, d->qvel, sizeof(double) * nv);
-  memcpy(d->qvel, dX, sizeof(double) * nv);
+  for (int k = 0; k < nv; k++) RK4_AT(rk4_qvel, k, 1) = d->qvel[k];
+  memcpy(d->qvel, d->rk4_dqvel, sizeof(double) * nv);
   pxk_advancePos(m, d);
-  memcpy(d->qvel, qvel_new, sizeof(double) * nv);
+  for (int k = 0; k < nv; k++) d->qvel[k] = RK4_AT(rk4_qvel, k, 1);
   d->time += h;
-  free(buf);
   return PX_OK;
 }
 

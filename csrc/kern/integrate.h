@@ -13,13 +13,13 @@
 // Scratch: the integrated acceleration lives in d->qacc_warmstart between the solve and the
 // velocity update (MuJoCo keeps it on its stack); the advance then overwrites qacc_warmstart
 // with d->qacc, exactly as mj_advance does, so nothing else sees the scratch value.
-// The rne velocity derivative of the full implicit integrator (mjd_rne_vel) is not here yet:
-// px_integratorCheck refuses integrator="implicit".
+// The rne velocity derivative of the full implicit integrator (mjd_rne_vel) is in derivative.h.
 // Time is not a Data array: the CPU orchestration (csrc/engine/step.c) advances it.
 // Sequential parts (factorizations, sparse solves, tree passes) run on lane 0 in MuJoCo's order.
 #ifndef PX_KERN_INTEGRATE_H_
 #define PX_KERN_INTEGRATE_H_
 
+#include "kern/derivative.h"
 #include "kern/libm.h"
 #include "kern/spatial.h"
 
@@ -933,8 +933,8 @@ PX_FN void pxk_intgSolveLU(PX_MD) {
 
 //---------------------------------- implicit integrators ------------------------------------------
 
-// qDeriv = d (qfrc_actuator + qfrc_passive) / d qvel (mjd_smooth_vel without the bias term;
-// the implicit integrator then subtracts the rne derivative)
+// qDeriv = d (qfrc_actuator + qfrc_passive) / d qvel, minus d qfrc_bias / d qvel for the full
+// implicit integrator (mjd_smooth_vel with flg_bias for implicit, without for implicitfast)
 PX_FN void pxk_implicitDeriv(PX_MD) {
   if (PX_LANE == 0) {
     for (int k = 0; k < MS(nD); k++) D(qDeriv, k) = PX_R(0.0);
@@ -942,6 +942,7 @@ PX_FN void pxk_implicitDeriv(PX_MD) {
     pxk_intgPassiveVel(PX_MDARG);
   }
   PX_SYNC();
+  if (MOPT(integrator) == PX_INT_IMPLICIT) pxk_rneVel(PX_MDARG);
 }
 
 // mj_implicitSkip after qDeriv, up to the advance: the modified mass matrix (qLU = M - h qDeriv

@@ -587,6 +587,7 @@ PX_FN void pxk_tendonOne(PX_MDC int i) {
   zero3[0] = PX_ZERO;
   zero3[1] = PX_ZERO;
   zero3[2] = PX_ZERO;
+  for (int k = 0; k < 6; k++) wpnt[k] = PX_ZERO;  // written before use on every path
   int j = 0;
   while (j < num - 1) {
     int type0 = M(wrap_type, adr + j);

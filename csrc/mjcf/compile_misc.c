@@ -1430,6 +1430,8 @@ static pxtStatus fillActuators(pxcCtx* c, pxModel* m) {
     memcpy(m->actuator_forcerange + 2 * i, a.forcerange, 2 * sizeof(double));
     memcpy(m->actuator_actrange + 2 * i, a.actrange, 2 * sizeof(double));
     memcpy(m->actuator_gear + 6 * i, a.gear, 6 * sizeof(double));
+    // as given (MuJoCo computes it by simulation for muscles without one: not done here)
+    memcpy(m->actuator_lengthrange + 2 * i, a.lengthrange, 2 * sizeof(double));
     m->actuator_cranklength[i] = a.cranklength;
     m->actuator_damping[i] = a.damping[0];
     m->actuator_dampingpoly[2 * i] = a.damping[1];

@@ -64,7 +64,12 @@ static pxtStatus compileOne(pxcCtx* c, pxcHfield* h) {
 
   // name from the file when missing
   if (!h->name[0] && h->file[0]) {
-    snprintf(h->name, sizeof(h->name), "%s", baseName(h->file));
+    const char* base = baseName(h->file);
+    size_t len = strlen(base);
+    if (len >= sizeof(h->name)) {
+      return hfError(c, h, PX_ERR_MJCF, "file name too long to name the height field", "");
+    }
+    memcpy(h->name, base, len + 1);
     char* dot = strrchr(h->name, '.');
     if (dot) *dot = 0;
   }

@@ -672,6 +672,45 @@ static PyObject* py_kinematics(PyObject* mod, PyObject* args) {
   Py_END_ALLOW_THREADS Py_RETURN_NONE;
 }
 
+// _passive(model, data): the passive-force stage alone (private: tests fill its inputs)
+static PyObject* py_passive(PyObject* mod, PyObject* args) {
+  (void)mod;
+  PyObject *model, *data;
+  if (!PyArg_ParseTuple(args, "OO:_passive", &model, &data)) return NULL;
+  if (!checkPair(model, data, "_passive")) return NULL;
+  DataObject* dob = (DataObject*)data;
+  const pxModel* m = ((ModelObject*)model)->m;
+  Py_BEGIN_ALLOW_THREADS px_passive(m, &dob->d);
+  Py_END_ALLOW_THREADS Py_RETURN_NONE;
+}
+
+// _actuation(model, data): the actuation stage alone (private: tests fill its inputs); raises
+// NotImplementedError for actuators it does not implement, and a RuntimeWarning the first time
+// the world's BADCTRL warning is counted (as MuJoCo prints it once)
+static PyObject* py_actuation(PyObject* mod, PyObject* args) {
+  (void)mod;
+  PyObject *model, *data;
+  if (!PyArg_ParseTuple(args, "OO:_actuation", &model, &data)) return NULL;
+  if (!checkPair(model, data, "_actuation")) return NULL;
+  DataObject* dob = (DataObject*)data;
+  const pxModel* m = ((ModelObject*)model)->m;
+  pxStatus st;
+  px_statusClear(&st);
+  if (px_actuationCheck(m, &st) != PX_OK) return py_raise(&st);
+  int* w = dob->d.warning + 2 * PX_WARN_BADCTRL;
+  int before = w[1];
+  Py_BEGIN_ALLOW_THREADS px_actuation(m, &dob->d);
+  Py_END_ALLOW_THREADS if (before == 0 && w[1] > 0) {
+    if (PyErr_WarnFormat(PyExc_RuntimeWarning, 1,
+                         "Nan, Inf or huge value in CTRL at ACTUATOR %d. The simulation is "
+                         "unstable. Time = %.4f.",
+                         w[0], dob->worlds->time[0]) < 0) {
+      return NULL;
+    }
+  }
+  Py_RETURN_NONE;
+}
+
 // private stage hooks for the tests: _tendon, _transmission, _tendonVelocity (model, data)
 static PyObject* py_tendon(PyObject* mod, PyObject* args) {
   (void)mod;
@@ -1702,15 +1741,18 @@ static PyMethodDef moduleMethods[] = {
      "differentiatePos(model, qvel, dt, qpos1, qpos2): qvel that moves qpos1 to qpos2 in dt"},
     {"_euler", py_euler, METH_VARARGS, "_euler(model, data): mj_Euler from the forward results"},
     {"_implicit", py_implicit, METH_VARARGS,
-     "_implicit(model, data): mj_implicit (implicitfast) from the forward results"},
-    {"step", py_step, METH_VARARGS, "step(model, data): mj_step"},
+     "_implicit(model, data): mj_implicit (implicit, implicitfast) from the forward results"},
+    {"step", py_step, METH_VARARGS,
+     "step(model, data): advance the simulation by one step (mj_step); raises "
+     "NotImplementedError naming any feature of the model phalanx does not compute yet"},
     {"step1", py_step1, METH_VARARGS, "step1(model, data): mj_step1"},
     {"step2", py_step2, METH_VARARGS, "step2(model, data): mj_step2"},
     {"resetData", py_resetData, METH_VARARGS, "resetData(model, data): mj_resetData"},
     {"resetDataKeyframe", py_resetDataKeyframe, METH_VARARGS,
      "resetDataKeyframe(model, data, key): mj_resetDataKeyframe"},
     {"forward", py_forward, METH_VARARGS,
-     "forward(model, data): forward dynamics (mj_forward) of the supported subset"},
+     "forward(model, data): forward dynamics (mj_forward); raises NotImplementedError naming "
+     "any feature of the model phalanx does not compute yet"},
     {"_stage", py_stage, METH_VARARGS, "_stage(model, data, name): run one stage alone (tests)"},
     {"subtreeVel", py_subtreeVel, METH_VARARGS,
      "subtreeVel(model, data): subtree_linvel and subtree_angmom (mj_subtreeVel)"},
@@ -1729,6 +1771,10 @@ static PyMethodDef moduleMethods[] = {
      "objectVelocity(model, data, objtype, objid, res, flg_local) (mj_objectVelocity)"},
     {"applyFT", py_applyFT, METH_VARARGS,
      "applyFT(model, data, force, torque, point, body, qfrc_target) (mj_applyFT)"},
+    {"_passive", py_passive, METH_VARARGS,
+     "_passive(model, data): the passive-force stage alone (mj_passive), for tests"},
+    {"_actuation", py_actuation, METH_VARARGS,
+     "_actuation(model, data): the actuation stage alone (mj_fwdActuation), for tests"},
     {"vulkan_available", py_vulkan_available, METH_NOARGS,
      "vulkan_available() -> (bool, reason): whether a Vulkan compute device can be used"},
     {NULL, NULL, 0, NULL}};

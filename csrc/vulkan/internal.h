@@ -19,13 +19,14 @@
 // lane counts with a cached pipeline (specialization constant 0 = local_size_x)
 #define PXV_NLANES 6
 
-// entry points (shaders/<name>.comp): kinematics, forward, and the state checks and integration
-// of the step phase
+// entry points (shaders/<name>.comp): kinematics, forward, and the state checks, the integration
+// and RK4 of the step phase
 enum {
   PXV_PHASE_KINEMATICS = 0,
   PXV_PHASE_FORWARD,
   PXV_PHASE_CHECK,
   PXV_PHASE_INTEGRATE,
+  PXV_PHASE_RK4,
   PXV_NPHASE
 };
 

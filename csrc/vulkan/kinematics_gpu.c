@@ -3,12 +3,13 @@
 //
 // Buffer layout (one host-visible buffer per call; docs/gpu_executor.md), the C twin of the
 // generated shaders/layout.glsl, computed from the same X-macro tables:
-//   [0, 64)       PxParams: model address, data address, nworld, time address, flag address
+//   [0, 64)       PxParams: model address, data address, nworld, time, flag and tsave addresses
 //   modelBlock    PxModel (std430): PX_MODEL_SIZES ints, pxOption fields (reals as the shader's
 //                 real type, in struct order), then one 8-byte address per PX_MODEL_FIELDS array
 //   dataBlock     PxData: one 8-byte address per PX_DATA_FIELDS array
 //   arrays        every model array, then every data array as an (nworld x nrow*ncol) block,
-//                 then the (nworld) times and the (nworld) int step flags, each 64-byte aligned;
+//                 then the (nworld) times, int step flags and RK4 start times, each 64-byte
+//                 aligned;
 //                 reals as double (fp64) or float (fp32), uint8/bool/char widened to int
 // The push constant (16 bytes) holds the parameter block address, the dispatch's first world and
 // the entry point's mode. One workgroup runs one world with `lanes` invocations; worlds beyond
@@ -52,6 +53,12 @@ static const uint32_t spvIntegrateF64[] =
 static const uint32_t spvIntegrateF32[] =
 #include "spirv/integrate_f32.inc"
 ;
+static const uint32_t spvRk4F64[] =
+#include "spirv/rk4_f64.inc"
+;
+static const uint32_t spvRk4F32[] =
+#include "spirv/rk4_f32.inc"
+;
 // clang-format on
 
 // the SPIR-V of each entry point, [phase][fp64]
@@ -63,6 +70,7 @@ static const struct {
     {{spvForwardF32, sizeof(spvForwardF32)}, {spvForwardF64, sizeof(spvForwardF64)}},
     {{spvCheckF32, sizeof(spvCheckF32)}, {spvCheckF64, sizeof(spvCheckF64)}},
     {{spvIntegrateF32, sizeof(spvIntegrateF32)}, {spvIntegrateF64, sizeof(spvIntegrateF64)}},
+    {{spvRk4F32, sizeof(spvRk4F32)}, {spvRk4F64, sizeof(spvRk4F64)}},
 };
 
 //---------------------------------- layout --------------------------------------------------------
@@ -174,6 +182,7 @@ typedef struct {
   size_t data[NDATAFIELD];    // data arrays
   size_t time;                // the (nworld) times
   size_t flag;                // the (nworld) step flags
+  size_t tsave;               // the (nworld) RK4 start times
   size_t total;               // bytes
   int rb;                     // bytes of a real on the GPU
 } layout;
@@ -229,6 +238,8 @@ static void computeLayout(const fieldRef* mf, const fieldRef* df, int nworld, in
   off = alignTo(off + (size_t)nworld * (size_t)rb, 64);
   L->flag = off;
   off = alignTo(off + (size_t)nworld * 4, 64);
+  L->tsave = off;
+  off = alignTo(off + (size_t)nworld * (size_t)rb, 64);
   L->total = off + 64;  // zero-length arrays at the end still point inside the buffer
   L->rb = rb;
 }
@@ -277,15 +288,16 @@ static void upload(const pxModel* m, const pxWorlds* w, const fieldRef* mf, cons
   uint64_t a = (uint64_t)buf->address;
   int rb = L->rb;
 
-  // PxParams (std430): model, data, nworld, time, flag
+  // PxParams (std430): model, data, nworld, time, flag, tsave
   uint64_t refs[2] = {a + L->modelBlock, a + L->dataBlock};
   int32_t nworld = w->nworld;
-  uint64_t blocks[2] = {a + L->time, a + L->flag};
+  uint64_t blocks[3] = {a + L->time, a + L->flag, a + L->tsave};
   memcpy(base, refs, sizeof(refs));
   memcpy(base + 16, &nworld, sizeof(nworld));
   memcpy(base + 24, blocks, sizeof(blocks));
   putArray(base + L->time, w->time, (size_t)w->nworld, KIND_REAL, rb);
   memset(base + L->flag, 0, (size_t)w->nworld * 4);
+  memset(base + L->tsave, 0, (size_t)w->nworld * (size_t)rb);
 
   // PxModel: sizes
   char* mb = base + L->modelBlock;
@@ -350,7 +362,7 @@ static pxtStatus phasePipeline(pxvContext* ctx, int phase, int fp64, int lanes, 
   return PX_OK;
 }
 
-// steps of one pxv_step call: each is 5 recorded dispatches (per chunk of worlds)
+// steps of one pxv_step call: each is 5 (RK4: 11) recorded dispatches per chunk of worlds
 #define PXV_MAX_NSTEP 100000
 
 // one dispatch of a phase's sequence: entry point and mode
@@ -535,7 +547,9 @@ pxtStatus pxv_forward(pxvContext* ctx, const pxModel* m, pxWorlds* w, int precis
   pxStatus local;
   if (!st) st = &local;
   px_statusClear(st);
-  if (m && px_forwardCheck(m, st)) return st->code;
+  if (checkArgs(ctx, m, w, precision64, "pxv_forward", st) || px_forwardCheck(m, st)) {
+    return st->code;
+  }
   static const dispatchOp ops[1] = {{PXV_PHASE_FORWARD, 0}};
   return runPhase(ctx, m, w, precision64, lanes, ops, 1, 1, "pxv_forward", st);
 }
@@ -548,21 +562,25 @@ pxtStatus pxv_step(pxvContext* ctx, const pxModel* m, pxWorlds* w, int precision
   if (nstep < 1 || nstep > PXV_MAX_NSTEP) {
     return PX_FAIL(st, PX_ERR_ARG, "pxv_step: nstep must be 1 to %d, got %d", PXV_MAX_NSTEP, nstep);
   }
-  if (m) {
-    if (px_integratorCheck(m, st) || px_forwardCheck(m, st)) return st->code;
-    if (m->opt.integrator == PX_INT_RK4) {
-      // px_step's RK4 keeps its four stage states on the CPU heap, not in per-world arrays
-      return PX_FAIL(st, PX_ERR_UNSUPPORTED,
-                     "pxv_step: the RK4 integrator runs on the CPU only (its stage states are not "
-                     "per-world GPU arrays); use Euler or implicitfast on the GPU");
-    }
+  if (checkArgs(ctx, m, w, precision64, "pxv_step", st) || px_integratorCheck(m, st) ||
+      px_forwardCheck(m, st)) {
+    return st->code;
   }
+
   // px_step: bad positions or velocities reset the world; forward; a bad acceleration resets
   // the world and flags it; forward again on the flagged worlds; the integrator and the advance
+  // (RK4: three more forward passes between its stages)
   static const dispatchOp ops[5] = {{PXV_PHASE_CHECK, 0},
                                     {PXV_PHASE_FORWARD, 0},
                                     {PXV_PHASE_CHECK, 1},
                                     {PXV_PHASE_FORWARD, 1},
                                     {PXV_PHASE_INTEGRATE, 0}};
+  static const dispatchOp rk4[11] = {
+      {PXV_PHASE_CHECK, 0}, {PXV_PHASE_FORWARD, 0}, {PXV_PHASE_CHECK, 1}, {PXV_PHASE_FORWARD, 1},
+      {PXV_PHASE_RK4, 0},   {PXV_PHASE_FORWARD, 0}, {PXV_PHASE_RK4, 1},   {PXV_PHASE_FORWARD, 0},
+      {PXV_PHASE_RK4, 2},   {PXV_PHASE_FORWARD, 0}, {PXV_PHASE_RK4, 3}};
+  if (m->opt.integrator == PX_INT_RK4) {
+    return runPhase(ctx, m, w, precision64, lanes, rk4, 11, nstep, "pxv_step", st);
+  }
   return runPhase(ctx, m, w, precision64, lanes, ops, 5, nstep, "pxv_step", st);
 }

@@ -332,9 +332,8 @@ def normalizeQuat(model, qpos):
     _core.normalizeQuat(model, qpos)
 
 
-def step(model, data):
-    """Advance the simulation by one step (mj_step)."""
-    _core.step(model, data)
+# the hot calls are the extension's functions themselves (no Python frame per step)
+step = _core.step
 
 
 def step1(model, data):
@@ -475,10 +474,7 @@ def setState(model, data, state, spec):
             view = getattr(data, field)
             view[...] = flat[adr:adr + n].reshape(view.shape)
         adr += n
-def forward(model, data):
-    """Forward dynamics (MuJoCo's mj_forward); raises NotImplementedError naming any feature of
-    the model that phalanx does not compute yet."""
-    _core.forward(model, data)
+forward = _core.forward
 
 
 def subtreeVel(model, data):

@@ -73,7 +73,7 @@ STAGE_INPUTS = ["qpos", "qvel", "act", "ctrl", "act_dot", "qacc", "qacc_warmstar
                 "qfrc_constraint", "M", "actuator_length", "actuator_force", "actuator_moment",
                 "moment_rownnz", "moment_rowadr", "moment_colind", "ten_J", "ten_velocity",
                 "xpos", "xmat", "xipos", "ximat", "mocap_pos", "mocap_quat", "qfrc_applied",
-                "xfrc_applied", "eq_active"]
+                "xfrc_applied", "eq_active", "cdof", "cinert", "cvel", "cdof_dot"]
 
 
 def rel(a, b):
@@ -244,15 +244,83 @@ def test_implicitfast_forcelimited_and_disabled():
         assert max(errs.values()) <= TOL, errs
 
 
+@pytest.mark.asan
+@pytest.mark.parametrize("name", ["joints", "humanoid", "ant", "walker2d"])
+def test_implicit_stage(name):
+    """The full implicit integrator: qDeriv with the rne derivative (mjd_rne_vel), qLU = M - h
+    qDeriv factored by the sparse LU, the solve and the advance."""
+    mm, pm = load(name, integrator=2)
+    rng = np.random.default_rng(8)
+    for _ in range(3):
+        md = random_state(mm, rng)
+        mujoco.mj_forward(mm, md)
+        pd = seed_phalanx(mm, md, pm)
+        mujoco.mj_implicit(mm, md)
+        phalanx._core._implicit(pm, pd)
+        errs = compare_stage(mm, md, pm, pd, ["qDeriv", "qLU"])
+        assert max(errs.values()) <= TOL, errs
+
+
+# a chain of ball joints under a free body, branches and bodies welded in between: dense LU rows
+# with fill, parents welded to the world and to moving bodies (copy/add to parent rows)
+BRANCHY_XML = """
+<mujoco>
+  <option timestep="0.005" integrator="implicit"/>
+  <worldbody>
+    <body pos="0 0 1">
+      <freejoint/>
+      <geom type="box" size="0.1 0.1 0.2" pos="0.02 0 0"/>
+      <body pos="0.2 0 0">
+        <geom type="sphere" size="0.05"/>
+        <body pos="0.1 0 0">
+          <joint type="ball" damping="0.2"/>
+          <geom type="capsule" fromto="0 0 0 0.2 0.1 0" size="0.03"/>
+          <body pos="0.2 0.1 0">
+            <joint type="hinge" axis="0 0 1"/>
+            <joint type="slide" axis="1 0 0"/>
+            <geom type="sphere" size="0.04" pos="0 0.02 0"/>
+          </body>
+          <body pos="0 0.1 0.1">
+            <joint type="ball"/>
+            <geom type="ellipsoid" size="0.03 0.05 0.07"/>
+          </body>
+        </body>
+      </body>
+    </body>
+    <body pos="1 0 0">
+      <geom type="sphere" size="0.1"/>
+      <body pos="0 0 0.3">
+        <joint type="hinge" axis="1 1 0" armature="0.1"/>
+        <geom type="capsule" fromto="0 0 0 0 0.2 0.2" size="0.03"/>
+      </body>
+    </body>
+  </worldbody>
+</mujoco>
+"""
+
+
+@pytest.mark.asan
+def test_implicit_stage_branches_and_welds():
+    mm, pm = pair_from_xml(BRANCHY_XML)
+    rng = np.random.default_rng(9)
+    for _ in range(3):
+        md = random_state(mm, rng)
+        mujoco.mj_forward(mm, md)
+        pd = seed_phalanx(mm, md, pm)
+        mujoco.mj_implicit(mm, md)
+        phalanx._core._implicit(pm, pd)
+        errs = compare_stage(mm, md, pm, pd, ["qDeriv", "qLU"])
+        assert max(errs.values()) <= TOL, errs
+
+
 def test_unsupported_integrator_features_raise():
     mm, pm = load("joints", integrator=2)
     pd = phalanx.Data(pm)
-    with pytest.raises(NotImplementedError, match="implicit"):
-        phalanx._core._implicit(pm, pd)
-    pm.opt.integrator = 3
-    pm.opt.density = 1.2
-    with pytest.raises(NotImplementedError, match="fluid"):
-        phalanx._core._implicit(pm, pd)
+    for integrator in (2, 3):
+        pm.opt.integrator = integrator
+        pm.opt.density = 1.2
+        with pytest.raises(NotImplementedError, match="fluid"):
+            phalanx._core._implicit(pm, pd)
     pm.opt.density = 0
     pm.opt.enableflags = 1 << 4
     with pytest.raises(NotImplementedError, match="sleep"):
@@ -287,7 +355,7 @@ def trajectory_error(mm, pm, nstep, rng):
     return worst
 
 
-@pytest.mark.parametrize("integrator", ["EULER", "RK4", "IMPLICITFAST"])
+@pytest.mark.parametrize("integrator", ["EULER", "RK4", "IMPLICIT", "IMPLICITFAST"])
 @pytest.mark.parametrize("name", ["joints", "humanoid", "ant"])
 def test_step_trajectory_matches_mujoco(name, integrator):
     """px_step (forward + integrator) stays with mj_step for 200 steps."""
@@ -297,11 +365,13 @@ def test_step_trajectory_matches_mujoco(name, integrator):
     assert trajectory_error(mm, pm, 200, np.random.default_rng(11)) < 1e-8
 
 
-def test_step_implicit_is_named():
-    mm, pm = load("ant", int(mujoco.mjtIntegrator.mjINT_IMPLICIT))
-    pm.opt.disableflags = pm.opt.disableflags | SMOOTH_ONLY
-    with pytest.raises(NotImplementedError, match="implicit"):
-        phalanx.step(pm, phalanx.Data(pm))
+@pytest.mark.parametrize("integrator", ["RK4", "IMPLICIT"])
+def test_step_trajectory_branches(integrator):
+    mm, pm = pair_from_xml(BRANCHY_XML)
+    for model in (mm, pm):
+        model.opt.integrator = int(getattr(mujoco.mjtIntegrator, "mjINT_" + integrator))
+        model.opt.disableflags = model.opt.disableflags | SMOOTH_ONLY
+    assert trajectory_error(mm, pm, 200, np.random.default_rng(12)) < 1e-8
 
 
 #---------------------------------- reset and state ------------------------------------------------

@@ -245,12 +245,6 @@ def test_asan_smoke():
 def test_forward_rejects_unsupported():
     ours = phalanx.Model.from_xml_path(shared_model("gymnasium", "ant.xml"))
     d = phalanx.Data(ours)
-    with pytest.raises(NotImplementedError, match="actuators"):
-        phalanx.forward(ours, d)
-    ours.opt.disableflags = int(mujoco.mjtDisableBit.mjDSBL_ACTUATION)
-    with pytest.raises(NotImplementedError, match="passive forces"):
-        phalanx.forward(ours, d)
-    ours.opt.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_SPRING | mujoco.mjtDisableBit.mjDSBL_DAMPER)
     with pytest.raises(NotImplementedError, match="constraints"):
         phalanx.forward(ours, d)
     ours.opt.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_CONSTRAINT)

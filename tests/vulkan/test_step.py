@@ -6,8 +6,9 @@ forces, times), several worlds per batch: `Vulkan.forward` must equal `phalanx.f
 `Vulkan.step(nstep=...)` must equal repeated `phalanx.step`, every data array and the time bit
 for bit in fp64 (signs of zero included), with 1 lane and with several lanes per world; fp32
 must stay within the stated tolerances of the fp64 CPU result. The validation layer stays
-silent. Constraints, passive forces and actuation are disabled (their stages are not part of
-the GPU phases yet: the models' own features that need them are refused with errors).
+silent. Every smooth stage runs (passive forces, actuation with random controls and
+activations, tendon armature bias) with the four integrators; constraints are disabled (their
+stage is not part of phalanx yet, on either executor).
 
 Runs on whatever Vulkan device is present (Mesa's lavapipe here); skipped where none exists.
 lavapipe compiles each pipeline with LLVM at its first use (about a minute for the forward
@@ -27,30 +28,37 @@ pytestmark = pytest.mark.gpu
 
 OK, WHY = phalanx.vulkan_available()
 
-EULER, RK4, IMPLICITFAST = 0, 1, 3
+EULER, RK4, IMPLICIT, IMPLICITFAST = 0, 1, 2, 3
+INTEGRATOR = {EULER: "euler", RK4: "rk4", IMPLICIT: "implicit", IMPLICITFAST: "implicitfast"}
 
-# (model, integrator): Euler and implicitfast both run; free bodies, balls, hinges, slides,
-# spatial tendons with wrapping (arm26)
+# (model, integrator): every integrator; free bodies, balls, hinges, slides, motors, muscles and
+# spatial tendons with wrapping (arm26), joint damping (Euler's implicit damping), fluid forces
+# (swimmer)
 FAST = [
-    (shared_model("gymnasium", "ant.xml"), EULER),
+    (shared_model("gymnasium", "ant.xml"), IMPLICIT),
     (shared_model("gymnasium", "half_cheetah.xml"), IMPLICITFAST),
+    (shared_model("gymnasium", "swimmer.xml"), RK4),
     (shared_model("mujoco", "model", "tendon_arm", "arm26.xml"), EULER),
 ]
 FULL = FAST + [
+    (shared_model("gymnasium", "ant.xml"), EULER),
     (shared_model("gymnasium", "humanoid.xml"), IMPLICITFAST),
+    (shared_model("gymnasium", "humanoid.xml"), RK4),
     (shared_model("gymnasium", "hopper.xml"), EULER),
-    (shared_model("gymnasium", "walker2d.xml"), IMPLICITFAST),
-    (shared_model("gymnasium", "reacher.xml"), EULER),
-    (shared_model("mujoco", "model", "humanoid", "humanoid.xml"), IMPLICITFAST),
+    (shared_model("gymnasium", "walker2d.xml"), IMPLICIT),
+    (shared_model("gymnasium", "reacher.xml"), RK4),
+    (shared_model("gymnasium", "inverted_double_pendulum.xml"), IMPLICITFAST),
+    (shared_model("gymnasium", "swimmer.xml"), EULER),
+    (shared_model("mujoco", "model", "humanoid", "humanoid.xml"), IMPLICIT),
     (shared_model("mujoco", "model", "humanoid", "humanoid.xml"), EULER),
+    (shared_model("mujoco", "model", "tendon_arm", "arm26.xml"), RK4),
 ]
 
 # fp32 against the fp64 CPU: ||gpu32 - cpu64|| / max(||cpu64||, 1e-12) per array
 FP32_FORWARD_TOL = 1e-4
 FP32_STEP_TOL = 1e-4
 
-DISABLED = (mujoco.mjtDisableBit.mjDSBL_SPRING | mujoco.mjtDisableBit.mjDSBL_DAMPER
-            | mujoco.mjtDisableBit.mjDSBL_ACTUATION | mujoco.mjtDisableBit.mjDSBL_CONSTRAINT)
+DISABLED = mujoco.mjtDisableBit.mjDSBL_CONSTRAINT
 
 # the inputs of a batch: per world, as the Python arguments of forward/step
 INPUTS = ("qvel", "act", "ctrl", "qfrc_applied", "xfrc_applied", "mocap_pos", "mocap_quat")
@@ -60,8 +68,7 @@ def pytest_generate_tests(metafunc):
     if "case" in metafunc.fixturenames:
         cases = FULL if metafunc.config.getoption("--full") else FAST
         metafunc.parametrize("case", cases, ids=[
-            f"{os.path.relpath(p, SHARED_MODELS)}-{'euler' if i == EULER else 'implicitfast'}"
-            for p, i in cases])
+            f"{os.path.relpath(p, SHARED_MODELS)}-{INTEGRATOR[i]}" for p, i in cases])
 
 
 @pytest.fixture(scope="module")
@@ -75,6 +82,12 @@ def load(path, integrator):
     model = phalanx.Model.from_xml_path(path)
     model.opt.disableflags = model.opt.disableflags | int(DISABLED)
     model.opt.integrator = integrator
+    if model.nu:
+        # muscle constants MuJoCo derives by simulating at compile time (phalanx refuses muscles
+        # without them): the same inputs for both executors
+        ref = mujoco.MjModel.from_xml_path(path)
+        model.actuator_lengthrange[:] = ref.actuator_lengthrange
+        model.actuator_acc0[:] = ref.actuator_acc0
     return model
 
 
@@ -92,8 +105,8 @@ def random_batch(model, nworld, rng):
             q[:, a] = rng.uniform(-1, 1, nworld)
     inputs = {
         "qvel": rng.normal(size=(nworld, model.nv)),
-        "act": rng.normal(size=(nworld, model.na)),
-        "ctrl": rng.normal(size=(nworld, model.nu)),
+        "act": rng.uniform(0, 1, (nworld, model.na)),
+        "ctrl": rng.uniform(-1, 1, (nworld, model.nu)),
         "qfrc_applied": rng.normal(size=(nworld, model.nv)),
         "xfrc_applied": rng.normal(size=(nworld, model.nbody, 6)) * 0.5,
         "mocap_pos": rng.normal(size=(nworld, model.nmocap, 3)),
@@ -167,19 +180,20 @@ def test_lanes_bitwise(vk, lanes):
     """Several lanes per world (lane-strided loops, barriers between stages): the same bits."""
     if not vk.fp64:
         pytest.skip(f"{vk.device} has no shaderFloat64")
-    model = load(shared_model("gymnasium", "ant.xml"), IMPLICITFAST)
-    q, inputs = random_batch(model, 2, np.random.default_rng(13))
-    out = vk.forward(model, q, lanes=lanes, **inputs)
-    for w in range(2):
-        data = cpu_world(model, q, inputs, w)
-        phalanx.forward(model, data)
-        assert_same(out, data, w, f"forward, {lanes} lanes")
-    out = vk.step(model, q, nstep=2, lanes=lanes, **inputs)
-    for w in range(2):
-        data = cpu_world(model, q, inputs, w)
-        for _ in range(2):
-            phalanx.step(model, data)
-        assert_same(out, data, w, f"2 steps, {lanes} lanes")
+    for path, integrator in FAST:
+        model = load(path, integrator)
+        q, inputs = random_batch(model, 2, np.random.default_rng(13))
+        out = vk.forward(model, q, lanes=lanes, **inputs)
+        for w in range(2):
+            data = cpu_world(model, q, inputs, w)
+            phalanx.forward(model, data)
+            assert_same(out, data, w, f"{os.path.basename(path)}: forward, {lanes} lanes")
+        out = vk.step(model, q, nstep=2, lanes=lanes, **inputs)
+        for w in range(2):
+            data = cpu_world(model, q, inputs, w)
+            for _ in range(2):
+                phalanx.step(model, data)
+            assert_same(out, data, w, f"{os.path.basename(path)}: 2 steps, {lanes} lanes")
     assert vk.validation_messages == 0
 
 
@@ -229,18 +243,19 @@ def test_fp32_close(vk):
 
 
 def test_refusals(vk):
-    """What the GPU phases cannot run is an error naming it, before any GPU work."""
-    model = load(shared_model("gymnasium", "ant.xml"), RK4)
+    """What phalanx cannot run is an error naming it, before any GPU work."""
+    model = load(shared_model("gymnasium", "ant.xml"), EULER)
     q = np.tile(model.qpos0, (2, 1))
     v = np.zeros((2, model.nv))
-    with pytest.raises(NotImplementedError, match="RK4"):
-        vk.step(model, q, v)
-    vk.forward(model, q, v)  # forward does not integrate
-    model.opt.integrator = EULER
-    model.opt.disableflags = model.opt.disableflags & ~int(mujoco.mjtDisableBit.mjDSBL_ACTUATION)
-    with pytest.raises(NotImplementedError, match="actuators"):
+    model.opt.disableflags = model.opt.disableflags & ~int(mujoco.mjtDisableBit.mjDSBL_CONSTRAINT)
+    with pytest.raises(NotImplementedError, match="constraints"):
         vk.forward(model, q, v)
-    with pytest.raises(NotImplementedError, match="actuators"):
+    with pytest.raises(NotImplementedError, match="constraints"):
+        vk.step(model, q, v)
+    model = load(shared_model("gymnasium", "swimmer.xml"), IMPLICITFAST)
+    q = np.tile(model.qpos0, (2, 1))
+    v = np.zeros((2, model.nv))
+    with pytest.raises(NotImplementedError, match="fluid"):
         vk.step(model, q, v)
 
 

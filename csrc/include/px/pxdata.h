@@ -121,4 +121,19 @@ void px_applyFT(const pxModel* m, const pxData* d, const double* force, const do
                 const double point[3], int body, double* qfrc);
 void px_subtreeVel(const pxModel* m, pxData* d);
 
+// Passive forces of one world (CPU executor of csrc/kern/passive.h, MuJoCo's mj_passive):
+// qfrc_spring, qfrc_damper, qfrc_gravcomp, qfrc_fluid, qfrc_passive from the position and
+// velocity stages' outputs (cdof, cvel, subtree_com, ten_J, ten_velocity, ...).
+void px_passive(const pxModel* m, pxData* d);
+
+// PX_OK when px_actuation implements every actuator of m; otherwise PX_ERR_UNSUPPORTED (or
+// PX_ERR_ARG for invalid types) naming the actuator and the feature. Call once per model before
+// px_actuation.
+pxtStatus px_actuationCheck(const pxModel* m, pxStatus* st);
+
+// Actuation of one world (CPU executor of csrc/kern/actuation.h, MuJoCo's mj_fwdActuation):
+// act_dot, actuator_force, qfrc_actuator (and the BADCTRL row of warning) from ctrl, act, the
+// transmission (actuator_length/velocity/moment) and qfrc_gravcomp of px_passive.
+void px_actuation(const pxModel* m, pxData* d);
+
 #endif  // PX_INCLUDE_PX_PXDATA_H_

@@ -180,6 +180,19 @@ enum {
   PX_NENABLE = 6
 };
 
+// warnings (mjtWarning of MuJoCo 3.12): rows of the per-world `warning` array, whose columns are
+// (lastinfo, number) as in mjWarningStat
+typedef enum {
+  PX_WARN_INERTIA = 0,
+  PX_WARN_CONTACTFULL,
+  PX_WARN_CNSTRFULL,
+  PX_WARN_BADQPOS,
+  PX_WARN_BADQVEL,
+  PX_WARN_BADQACC,
+  PX_WARN_BADCTRL,
+  PX_NWARNING
+} pxtWarning;
+
 // sensor types (mjtSensor), computation stages (mjtStage) and sensor data types (mjtDataType)
 // clang-format off
 typedef enum {

@@ -10,7 +10,8 @@
 #ifndef PX_INCLUDE_PX_PXXMACRO_H_
 #define PX_INCLUDE_PX_PXXMACRO_H_
 
-// model sizes (all int)
+// model sizes (all int); nwarning is phalanx's, not MuJoCo's: the PX_NWARNING rows of the per-world
+// `warning` array, set by px_makeModel whatever the sizes passed in say
 #define PX_MODEL_SIZES(X) \
   X(nq) X(nv) X(nu) X(na) X(nbody) X(njnt) X(ngeom) X(nsite) X(ncam) X(nlight) X(nmesh) \
   X(nmeshvert) X(nmeshface) X(nmeshgraph) X(nhfield) X(nhfielddata) X(ntex) X(nmat) X(npair) \
@@ -18,7 +19,8 @@
   X(ntextdata) X(ntuple) X(ntupledata) X(nkey) X(nmocap) X(nuser_body) X(nuser_jnt) \
   X(nuser_geom) X(nuser_site) X(nuser_cam) X(nuser_tendon) X(nuser_actuator) X(nuser_sensor) \
   X(nnames) X(npaths) X(nsensordata) X(nM) X(nD) X(nB) X(nC) X(ntree) X(nJten) X(nJmom) \
-  X(nconmax) X(njmax) X(nemax) X(nout) X(nnames_map) X(ngravcomp) X(nhistory)
+  X(nconmax) X(njmax) X(nemax) X(nout) X(nnames_map) X(ngravcomp) X(nhistory) \
+  X(nwarning)
 
 // a model size inside an ncol expression
 #define MSZ(size) (m->size)
@@ -294,6 +296,8 @@
   X(pxtNum,  actuator_forcerange,  nu,          2) \
   X(pxtNum,  actuator_actrange,    nu,          2) \
   X(pxtNum,  actuator_gear,        nu,          6) \
+  X(pxtNum,  actuator_acc0,        nout,        1) \
+  X(pxtNum,  actuator_lengthrange, nout,        2) \
   X(pxtNum,  actuator_cranklength, nu,          1) \
   X(pxtNum,  actuator_damping,     nu,          1) \
   X(pxtNum,  actuator_dampingpoly, nu,          2) \
@@ -392,6 +396,8 @@
   X(pxtNum,  qfrc_applied,         nv,          1) \
   X(pxtNum,  xfrc_applied,         nbody,       6) \
   X(pxtBool, eq_active,            neq,         1) \
+  /* warning statistics (rows pxtWarning, columns lastinfo and number as mjWarningStat) */ \
+  X(int,     warning,              nwarning,    2) \
   /* integration results */ \
   X(pxtNum,  qacc,                 nv,          1) \
   X(pxtNum,  act_dot,              na,          1) \
@@ -462,7 +468,23 @@
   X(pxtNum,  cfrc_ext,             nbody,       6) \
   /* phalanx scratch (not in MuJoCo): per-body acceleration and force of mj_rne's passes */ \
   X(pxtNum,  rne_cacc,             nbody,       6) \
-  X(pxtNum,  rne_cfrc,             nbody,       6)
+  X(pxtNum,  rne_cfrc,             nbody,       6) \
+  /* phalanx scratch: mjd_rne_vel's sparse derivatives of cvel, cacc and the body forces (one */ \
+  /* 6-vector per nonzero of the B pattern) and of cdof_dot (per nonzero of the D pattern) */ \
+  X(pxtNum,  rnevel_dcvel,         nB,          6) \
+  X(pxtNum,  rnevel_dcacc,         nB,          6) \
+  X(pxtNum,  rnevel_dcfrc,         nB,          6) \
+  X(pxtNum,  rnevel_dcdofdot,      nD,          6) \
+  /* phalanx scratch: the RK4 stage states and slopes, column s = stage s (mj_RungeKutta's */ \
+  /* X and F), and the combined increment dX = (velocity, acceleration, act_dot) */ \
+  X(pxtNum,  rk4_qpos,             nq,          4) \
+  X(pxtNum,  rk4_qvel,             nv,          4) \
+  X(pxtNum,  rk4_act,              na,          4) \
+  X(pxtNum,  rk4_qacc,             nv,          4) \
+  X(pxtNum,  rk4_act_dot,          na,          4) \
+  X(pxtNum,  rk4_dqvel,            nv,          1) \
+  X(pxtNum,  rk4_dqacc,            nv,          1) \
+  X(pxtNum,  rk4_dact,             na,          1)
 
 #endif  // PX_INCLUDE_PX_PXXMACRO_H_
 // clang-format on

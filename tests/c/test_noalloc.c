@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: Apache-2.0
+// px_forward and px_step allocate nothing: every heap call of the library is routed through
+// counting wrappers (the test is linked with -Wl,--wrap=malloc,... by mk/noalloc.mk, which
+// rewrites the library's references to malloc into __wrap_malloc and so on), and the counter
+// must not move while a world runs forward passes and steps with every integrator. A control
+// test proves the wrappers are live (px_makeWorlds is counted).
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mjcf/mjcf.h"
+#include "px/pxdata.h"
+#include "px/pxmodel.h"
+#include "px/pxstatus.h"
+
+#include "harness.h"
+
+//---------------------------------- counting wrappers ---------------------------------------------
+
+void* __real_malloc(size_t n);
+void* __real_calloc(size_t n, size_t size);
+void* __real_realloc(void* p, size_t n);
+void __real_free(void* p);
+void* __real_aligned_alloc(size_t align, size_t n);
+int __real_posix_memalign(void** p, size_t align, size_t n);
+
+static long nheap = 0;  // heap calls (allocations, reallocations and frees) so far
+
+void* __wrap_malloc(size_t n) {
+  nheap++;
+  return __real_malloc(n);
+}
+void* __wrap_calloc(size_t n, size_t size) {
+  nheap++;
+  return __real_calloc(n, size);
+}
+void* __wrap_realloc(void* p, size_t n) {
+  nheap++;
+  return __real_realloc(p, n);
+}
+void __wrap_free(void* p) {
+  nheap++;
+  __real_free(p);
+}
+void* __wrap_aligned_alloc(size_t align, size_t n) {
+  nheap++;
+  return __real_aligned_alloc(align, n);
+}
+int __wrap_posix_memalign(void** p, size_t align, size_t n) {
+  nheap++;
+  return __real_posix_memalign(p, align, n);
+}
+
+//---------------------------------- model ---------------------------------------------------------
+
+// every joint type, a branch, a fixed tendon with armature (its bias term) and a spatial one
+static const char* kXML =
+    "<mujoco>"
+    "  <option timestep='0.002'><flag constraint='disable'/></option>"
+    "  <worldbody>"
+    "    <body pos='0 0 1'><freejoint/><geom type='box' size='0.1 0.2 0.3'/>"
+    "      <site name='s0' pos='0.1 0 0'/>"
+    "      <body pos='0.2 0 0'><joint type='ball'/><geom type='capsule' size='0.05'"
+    "            fromto='0 0 0 0.3 0 0'/>"
+    "        <body pos='0.3 0 0'><joint name='h' type='hinge' axis='0 1 0'/>"
+    "          <geom type='sphere' size='0.05'/><site name='s1' pos='0 0 0.1'/>"
+    "          <body><joint name='sl' type='slide' axis='1 0 0'/><geom size='0.03'/></body>"
+    "        </body>"
+    "      </body>"
+    "    </body>"
+    "  </worldbody>"
+    "  <tendon>"
+    "    <fixed armature='0.2'><joint joint='h' coef='1'/><joint joint='sl' coef='0.5'/></fixed>"
+    "    <spatial armature='0.1'><site site='s0'/><site site='s1'/></spatial>"
+    "  </tendon>"
+    "</mujoco>";
+
+//---------------------------------- tests ---------------------------------------------------------
+
+static int test_wrappers_are_live(void) {
+  pxStatus st;
+  pxModel* m = NULL;
+  px_statusClear(&st);
+  ENSURE(pxc_loadXML(NULL, kXML, &m, &st) == PX_OK);
+  long before = nheap;
+  pxWorlds* w = px_makeWorlds(m, 1, &st);
+  ENSURE(w != NULL);
+  ENSURE(nheap > before);
+  px_freeWorlds(w);
+  px_freeModel(m);
+  return 0;
+}
+
+static int test_forward_and_step_allocate_nothing(void) {
+  pxStatus st;
+  pxModel* m = NULL;
+  px_statusClear(&st);
+  ENSURE(pxc_loadXML(NULL, kXML, &m, &st) == PX_OK);
+  pxWorlds* w = px_makeWorlds(m, 1, &st);
+  ENSURE(w != NULL);
+  pxData d;
+  px_worldView(w, 0, &d);
+  for (int integ = PX_INT_EULER; integ <= PX_INT_IMPLICITFAST; integ++) {
+    m->opt.integrator = integ;
+    px_resetData(m, &d);
+    for (int i = 0; i < m->nv; i++) d.qvel[i] = 0.3 * (i + 1);
+    long before = nheap;
+    ENSURE(px_forward(m, &d, &d.status) == PX_OK);
+    for (int k = 0; k < 20; k++) ENSURE(px_step(m, &d) == PX_OK);
+    ENSURE(px_step1(m, &d) == PX_OK);
+    ENSURE(px_step2(m, &d) == PX_OK);
+    if (nheap != before) printf("integrator %d: %ld heap calls\n", integ, nheap - before);
+    ENSURE(nheap == before);
+    ENSURE(d.time > 0);
+  }
+  px_freeWorlds(w);
+  px_freeModel(m);
+  return 0;
+}
+
+int main(void) {
+  RUN_TEST(test_wrappers_are_live);
+  RUN_TEST(test_forward_and_step_allocate_nothing);
+  return TEST_SUMMARY();
+}
