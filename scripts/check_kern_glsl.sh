@@ -341,6 +341,73 @@ if ! python3 scripts/spirv_lint.py --strict "$tmp"/deriv_*.spv; then
   fail=1
 fi
 
+# the post-step quantities and energy (csrc/kern/post.h) through the generated layout, every
+# entry point called, fp64 and fp32, -O, linted by spirv_lint.py --strict
+cat >"$tmp/post_check.comp" <<'EOF'
+#version 460
+#extension GL_EXT_buffer_reference : require
+#extension GL_GOOGLE_include_directive : require
+#ifndef PX_FP32
+#extension GL_ARB_gpu_shader_fp64 : require
+#endif
+layout(local_size_x_id = 0) in;
+#include "shaders/layout.glsl"
+#include "kern/prelude_glsl.h"
+#include "kern/post.h"
+PXK_DEFINE_RNE(pxk_rne_check, qfrc_inverse)
+void main() {
+  PxParams p = pxpush.params;
+  int wg = int(gl_WorkGroupID.x);
+  if (wg >= p.nworld - pxpush.world0) return;
+  pxm = p.model;
+  pxd = p.data;
+  pxw = pxpush.world0 + wg;
+  pxzero = PX_REAL(min(pxw, 0));
+  precise PX_REAL pt[3];
+  precise PX_REAL off[3];
+  precise PX_REAL pl[3];
+  precise PX_REAL jp[3];
+  precise PX_REAL jr[3];
+  precise PX_REAL a[6];
+  for (int k = 0; k < 3; k++) pt[k] = D(xipos, 3 + k);
+  pxk_energyPosStage();
+  PX_SYNC();
+  pxk_energyVelStage();
+  PX_SYNC();
+  pxk_rnePostConstraint();
+  PX_SYNC();
+  pxk_rne_check(1);
+  PX_SYNC();
+  pxk_objectAcceleration(a, PX_OBJ_SITE, 0, 1);
+  pxk_jacOffset(off, pt, 1);
+  pxk_jacDotPointVel(pl, pt, 1);
+  pxk_jacDotColumn(jp, jr, off, pl, 0);
+  for (int k = 0; k < 3; k++) {
+    D(qfrc_smooth, k) = jp[k];
+    D(qfrc_smooth, 3 + k) = jr[k];
+  }
+  for (int k = 0; k < 6; k++) D(qacc_smooth, k) = a[k];
+}
+EOF
+for variant in f64 f32; do
+  defs=()
+  [ $variant = f32 ] && defs=(-DPX_FP32)
+  spv="$tmp/post_$variant.spv"
+  if ! glslc -fshader-stage=compute --target-env=vulkan1.2 -O "${defs[@]}" -Icsrc -I. \
+    -o "$spv" "$tmp/post_check.comp"; then
+    echo "post_$variant: does not compile"
+    fail=1
+    continue
+  fi
+  if ! python3 scripts/spirv_lint.py --strict "$spv"; then
+    glslc -fshader-stage=compute --target-env=vulkan1.2 -O -g "${defs[@]}" -Icsrc -I. \
+      -o "$tmp/post_${variant}_g.spv" "$tmp/post_check.comp" &&
+      python3 scripts/spirv_lint.py --strict "$tmp/post_${variant}_g.spv" |
+      grep ": \(warning\|error\): " || true
+    fail=1
+  fi
+done
+
 if [ "$fail" != 0 ]; then
   echo "check_kern_glsl: FAILED"
   exit 1

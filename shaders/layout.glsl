@@ -228,7 +228,7 @@ layout(buffer_reference, std430, buffer_reference_align = 16) buffer PxdInt { in
 
 // the model: sizes, options, one reference per array
 layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer PxModel {
-  // sizes (58 ints)
+  // sizes (59 ints)
   int nq;
   int nv;
   int nu;
@@ -287,6 +287,7 @@ layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Px
   int ngravcomp;
   int nhistory;
   int nwarning;
+  int nenergy;
   // options (pxOption, in struct order)
   PXL_REAL opt_timestep;
   PXL_REAL opt_impratio;
@@ -317,7 +318,7 @@ layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Px
   int opt_disableactuator;
   int opt_sdf_initpoints;
   int opt_sdf_iterations;
-  // arrays (330)
+  // arrays (335)
   PxmReal qpos0;  // (nq x 1) pxtNum
   PxmReal qpos_spring;  // (nq x 1) pxtNum
   PxmInt body_parentid;  // (nbody x 1) int
@@ -340,6 +341,7 @@ layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Px
   PxmReal body_mass;  // (nbody x 1) pxtNum
   PxmReal body_subtreemass;  // (nbody x 1) pxtNum
   PxmReal body_inertia;  // (nbody x 3) pxtNum
+  PxmReal body_invweight0;  // (nbody x 2) pxtNum
   PxmReal body_gravcomp;  // (nbody x 1) pxtNum
   PxmReal body_margin;  // (nbody x 1) pxtNum
   PxmInt body_contype;  // (nbody x 1) int
@@ -378,6 +380,7 @@ layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Px
   PxmReal dof_damping;  // (nv x 1) pxtNum
   PxmReal dof_dampingpoly;  // (nv x 2) pxtNum
   PxmReal dof_length;  // (nv x 1) pxtNum
+  PxmReal dof_invweight0;  // (nv x 1) pxtNum
   PxmReal dof_M0;  // (nv x 1) pxtNum
   PxmInt tree_bodyadr;  // (ntree x 1) int
   PxmInt tree_bodynum;  // (ntree x 1) int
@@ -536,6 +539,8 @@ layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Px
   PxmReal tendon_armature;  // (ntendon x 1) pxtNum
   PxmReal tendon_frictionloss;  // (ntendon x 1) pxtNum
   PxmReal tendon_lengthspring;  // (ntendon x 2) pxtNum
+  PxmReal tendon_length0;  // (ntendon x 1) pxtNum
+  PxmReal tendon_invweight0;  // (ntendon x 1) pxtNum
   PxmReal tendon_user;  // (ntendon x MSZ(nuser_tendon)) pxtNum
   PxmFloat tendon_rgba;  // (ntendon x 4) float
   PxmInt wrap_type;  // (nwrap x 1) int
@@ -568,12 +573,13 @@ layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Px
   PxmReal actuator_forcerange;  // (nu x 2) pxtNum
   PxmReal actuator_actrange;  // (nu x 2) pxtNum
   PxmReal actuator_gear;  // (nu x 6) pxtNum
-  PxmReal actuator_acc0;  // (nout x 1) pxtNum
-  PxmReal actuator_lengthrange;  // (nout x 2) pxtNum
   PxmReal actuator_cranklength;  // (nu x 1) pxtNum
   PxmReal actuator_damping;  // (nu x 1) pxtNum
   PxmReal actuator_dampingpoly;  // (nu x 2) pxtNum
   PxmReal actuator_armature;  // (nu x 1) pxtNum
+  PxmReal actuator_acc0;  // (nout x 1) pxtNum
+  PxmReal actuator_length0;  // (nout x 1) pxtNum
+  PxmReal actuator_lengthrange;  // (nout x 2) pxtNum
   PxmReal actuator_user;  // (nu x MSZ(nuser_actuator)) pxtNum
   PxmInt actuator_plugin;  // (nu x 1) int
   PxmInt sensor_type;  // (nsensor x 1) int
@@ -663,6 +669,7 @@ layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Px
   PxdReal xfrc_applied;  // (nbody x 6) pxtNum
   PxdInt eq_active;  // (neq x 1) pxtBool
   PxdInt warning;  // (nwarning x 2) int
+  PxdReal energy;  // (nenergy x 1) pxtNum
   PxdReal qacc;  // (nv x 1) pxtNum
   PxdReal act_dot;  // (na x 1) pxtNum
   PxdReal xpos;  // (nbody x 3) pxtNum
@@ -769,6 +776,7 @@ layout(push_constant, std430) uniform PxPush {
 #define PXS_xfrc_applied (pxm.nbody * 6)
 #define PXS_eq_active (pxm.neq)
 #define PXS_warning (pxm.nwarning * 2)
+#define PXS_energy (pxm.nenergy)
 #define PXS_qacc (pxm.nv)
 #define PXS_act_dot (pxm.na)
 #define PXS_xpos (pxm.nbody * 3)
@@ -865,6 +873,7 @@ void pxl_zeroWorld() {
   for (int i = lane; i < PXS_xfrc_applied; i += nlane) pxd.xfrc_applied.v[pxw * PXS_xfrc_applied + i] = PXL_REAL(0);
   for (int i = lane; i < PXS_eq_active; i += nlane) pxd.eq_active.v[pxw * PXS_eq_active + i] = 0;
   for (int i = lane; i < PXS_warning; i += nlane) pxd.warning.v[pxw * PXS_warning + i] = 0;
+  for (int i = lane; i < PXS_energy; i += nlane) pxd.energy.v[pxw * PXS_energy + i] = PXL_REAL(0);
   for (int i = lane; i < PXS_qacc; i += nlane) pxd.qacc.v[pxw * PXS_qacc + i] = PXL_REAL(0);
   for (int i = lane; i < PXS_act_dot; i += nlane) pxd.act_dot.v[pxw * PXS_act_dot + i] = PXL_REAL(0);
   for (int i = lane; i < PXS_xpos; i += nlane) pxd.xpos.v[pxw * PXS_xpos + i] = PXL_REAL(0);

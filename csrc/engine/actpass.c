@@ -55,10 +55,12 @@ pxtStatus px_actuationCheck(const pxModel* m, pxStatus* st) {
                                                            : NULL;
       if (!prm) continue;
       const pxtNum* lr = m->actuator_lengthrange + 2 * oadr;
-      if (!(lr[0] < lr[1])) {
+      // (with actuation disabled the stage reads neither: the length-range simulation runs so)
+      if (!(lr[0] < lr[1]) && !(m->opt.disableflags & PX_DSBL_ACTUATION)) {
         return PX_FAIL(st, PX_ERR_UNSUPPORTED,
-                       "actuator %d: muscle without lengthrange; computing actuator_lengthrange "
-                       "by simulation (mj_setLengthRange) is not supported by phalanx yet",
+                       "actuator %d: muscle without a valid lengthrange (MuJoCo computes it by a "
+                       "simulation with joint and tendon limits, which needs the constraint "
+                       "solver phalanx does not have yet)",
                        i);
       }
       if (prm[2] < 0 && m->actuator_acc0[oadr] == 0) {

@@ -10,6 +10,7 @@
 #include "kern/kinematics.h"
 #include "kern/actuation.h"
 #include "kern/passive.h"
+#include "kern/post.h"
 #include "kern/smooth.h"
 #include "kern/tendon.h"
 #include "kern/tendonbias.h"
@@ -69,6 +70,10 @@ static int constraintNone(const pxModel* m) {
   return 1;
 }
 
+int px_constraintFree(const pxModel* m) {
+  return constraintNone(m);
+}
+
 pxtStatus px_forwardCheck(const pxModel* m, pxStatus* st) {
   if (m->opt.enableflags & PX_ENBL_SLEEP) {
     return PX_FAIL(st, PX_ERR_UNSUPPORTED, "forward: sleep (enableflags sleep) is not supported");
@@ -121,7 +126,9 @@ pxtStatus px_forward(const pxModel* m, pxData* d, pxStatus* st) {
   pxtStatus code = px_forwardCheck(m, st);
   if (code != PX_OK) return code;
   fwdPosition(m, d);
+  pxk_energyPosStage(m, d);  // energy (mj_energyPos with the energy flag; else cleared)
   fwdVelocity(m, d);
+  pxk_energyVelStage(m, d);  // mj_energyVel with the energy flag
   pxk_actuation(m, d);
   pxk_fwdAcceleration(m, d);
   // [constraint] mj_fwdConstraint plugs in here; until then nefc = 0 (checked)

@@ -71,6 +71,7 @@ void px_defaultOption(pxOption* opt) {
 size_t px_modelBytes(const pxModel* sizes) {
   pxModel tmp = *sizes;
   tmp.nwarning = PX_NWARNING;
+  tmp.nenergy = PX_NENERGY;
   return modelLayout(&tmp, NULL);
 }
 
@@ -82,6 +83,7 @@ pxModel* px_makeModel(const pxModel* sizes) {
   PX_MODEL_SIZES(X)
 #undef X
   m->nwarning = PX_NWARNING;  // a constant, not a model size of MuJoCo's
+  m->nenergy = PX_NENERGY;    // likewise
   m->opt = sizes->opt;
   m->stat = sizes->stat;
   m->nbuffer = modelLayout(m, NULL);

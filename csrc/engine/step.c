@@ -259,12 +259,17 @@ static int isBad(double x) {
   return isnan(x) || x > 1e10 || x < -1e10;
 }
 
-// reset on a bad value (mj_checkPos/Vel/Acc with autoreset; MuJoCo's warning counters are not
-// kept); returns 1 if the world was reset
-static int checkBad(const pxModel* m, pxData* d, const pxtNum* v, int n) {
+// mj_checkPos/Vel/Acc: at the first bad value (NaN or beyond 1e10) count the warning `warn`
+// with the value's index, reset the world unless autoreset is disabled, then count it again (as
+// MuJoCo does, so that the counter survives the reset); returns 1 if a bad value was found
+static int checkBad(const pxModel* m, pxData* d, const pxtNum* v, int n, int warn) {
   for (int i = 0; i < n; i++) {
     if (isBad(v[i])) {
+      d->warning[2 * warn] = i;
+      d->warning[2 * warn + 1]++;
       if (!(m->opt.disableflags & PX_DSBL_AUTORESET)) px_resetData(m, d);
+      d->warning[2 * warn] = i;
+      d->warning[2 * warn + 1]++;
       return 1;
     }
   }
@@ -274,7 +279,8 @@ static int checkBad(const pxModel* m, pxData* d, const pxtNum* v, int n) {
 static pxtStatus forwardChecked(const pxModel* m, pxData* d) {
   px_forward(m, d, &d->status);
   if (d->status.code != PX_OK) return d->status.code;
-  if (checkBad(m, d, d->qacc, m->nv) && !(m->opt.disableflags & PX_DSBL_AUTORESET)) {
+  if (checkBad(m, d, d->qacc, m->nv, PX_WARN_BADQACC) &&
+      !(m->opt.disableflags & PX_DSBL_AUTORESET)) {
     px_forward(m, d, &d->status);
   }
   return d->status.code;
@@ -283,8 +289,8 @@ static pxtStatus forwardChecked(const pxModel* m, pxData* d) {
 pxtStatus px_step(const pxModel* m, pxData* d) {
   pxtStatus code = px_integratorCheck(m, &d->status);
   if (code != PX_OK) return code;
-  checkBad(m, d, d->qpos, m->nq);
-  checkBad(m, d, d->qvel, m->nv);
+  checkBad(m, d, d->qpos, m->nq, PX_WARN_BADQPOS);
+  checkBad(m, d, d->qvel, m->nv, PX_WARN_BADQVEL);
   if ((code = forwardChecked(m, d)) != PX_OK) return code;
   switch (m->opt.integrator) {
     case PX_INT_RK4:
@@ -307,8 +313,8 @@ pxtStatus px_step(const pxModel* m, pxData* d) {
 pxtStatus px_step1(const pxModel* m, pxData* d) {
   pxtStatus code = px_integratorCheck(m, &d->status);
   if (code != PX_OK) return code;
-  checkBad(m, d, d->qpos, m->nq);
-  checkBad(m, d, d->qvel, m->nv);
+  checkBad(m, d, d->qpos, m->nq, PX_WARN_BADQPOS);
+  checkBad(m, d, d->qvel, m->nv, PX_WARN_BADQVEL);
   px_forward(m, d, &d->status);
   return d->status.code;
 }

@@ -4,15 +4,17 @@
 // the CPU orchestration (csrc/engine/forward.c px_forward, csrc/engine/step.c px_step), with a
 // barrier between dependent stages, so that the GPU's fp64 results equal the CPU's bit for bit.
 //   pxk_phForward:    mj_forward as px_forward runs it (kinematics, tendons, inertia and its
-//                     factorization, transmission, velocities, passive forces, bias forces with
-//                     the tendon armature bias, actuation, acceleration, no constraint rows)
+//                     factorization, transmission, potential energy, velocities, passive
+//                     forces, bias forces with the tendon armature bias, kinetic energy,
+//                     actuation, acceleration, no constraint rows)
 //   pxk_phIntegrate:  the Euler, implicit or implicitfast integrator and the state advance of
 //                     mj_step (time excepted: the caller keeps it)
 //   pxk_phRk4Stage, pxk_phRk4Final: RK4 (mj_RungeKutta) around its forward passes
 //   pxk_phResetRest:  the part of mj_resetData after every data array is zeroed (qpos0, SO3
 //                     servo controls, eq_active0, mocap poses from the body frames)
-//   PXK_PH_ANYBAD:    MuJoCo's bad-value test of mj_checkPos/Vel/Acc over a Data array, computed
-//                     by every lane over the whole array so that all lanes agree
+//   PXK_PH_FIRSTBAD:  MuJoCo's bad-value test of mj_checkPos/Vel/Acc over a Data array (the first
+//                     bad index), computed by every lane over the whole array so that all lanes
+//                     agree; pxk_phWarn counts a warning as mj_warning does
 // Model support is checked on the host before any dispatch (px_forwardCheck, px_integratorCheck).
 // Every stage here starts after a barrier: a stage may read what any lane of the previous one
 // wrote.
@@ -25,6 +27,7 @@
 #include "kern/jac.h"
 #include "kern/kinematics.h"
 #include "kern/passive.h"
+#include "kern/post.h"
 #include "kern/smooth.h"
 #include "kern/tendon.h"
 #include "kern/tendonbias.h"
@@ -33,16 +36,24 @@
 // mjMAXVAL: magnitudes above it count as bad values
 #define PXK_PH_MAXVAL PX_R(1E10)
 
-// res = 1 when Data array `field` holds a NaN or a value beyond +-1e10 among its first n
-// elements (mj_checkPos/Vel/Acc), else 0; all lanes scan all elements (read only)
-#define PXK_PH_ANYBAD(res, field, n)                                       \
-  {                                                                        \
-    res = 0;                                                               \
-    for (int k_ = 0; k_ < (n); k_++) {                                     \
-      PXR v_ = D(field, k_);                                               \
-      if (isnan(v_) || v_ > PXK_PH_MAXVAL || v_ < -PXK_PH_MAXVAL) res = 1; \
-    }                                                                      \
+// res = the first index among the first n elements of Data array `field` that holds a NaN or a
+// value beyond +-1e10 (mj_checkPos/Vel/Acc), else -1; all lanes scan all elements (read only)
+#define PXK_PH_FIRSTBAD(res, field, n)                                      \
+  {                                                                         \
+    res = -1;                                                               \
+    for (int k_ = (n)-1; k_ >= 0; k_--) {                                   \
+      PXR v_ = D(field, k_);                                                \
+      if (isnan(v_) || v_ > PXK_PH_MAXVAL || v_ < -PXK_PH_MAXVAL) res = k_; \
+    }                                                                       \
   }
+
+// count warning `warn` with info (mj_warning: lastinfo, then number + 1) on lane 0
+PX_FN void pxk_phWarn(PX_MDC int warn, int info) {
+  if (PX_LANE == 0) {
+    D(warning, 2 * warn) = info;
+    D(warning, 2 * warn + 1) = D(warning, 2 * warn + 1) + 1;
+  }
+}
 
 // mj_forward as px_forward runs it (the model was checked by px_forwardCheck)
 PX_FN void pxk_phForward(PX_MD) {
@@ -57,6 +68,8 @@ PX_FN void pxk_phForward(PX_MD) {
   PX_SYNC();
   pxk_transmission(PX_MDARG);
   PX_SYNC();
+  pxk_energyPosStage(PX_MDARG);
+  PX_SYNC();
 
   // velocity
   pxk_tendonVelocity(PX_MDARG);
@@ -68,6 +81,8 @@ PX_FN void pxk_phForward(PX_MD) {
   pxk_rneBias(PX_MDARG);
   PX_SYNC();
   pxk_tendonBias(PX_MDARG);
+  PX_SYNC();
+  pxk_energyVelStage(PX_MDARG);
   PX_SYNC();
 
   // actuation, acceleration, no constraint rows (checked)

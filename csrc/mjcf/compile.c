@@ -13,14 +13,14 @@
 //   6. arrays (CopyTree, then pxc_fillMisc for the elements outside the tree), simple bodies;
 //      the sparse structures, which need the final simple bodies and tendon paths, in
 //      compile_sparse.c (it re-allocates the model once their sizes nC and nJten are known);
-//   7. the constants of mj_setConst that need no dynamics: sameframe, subtree masses, trees,
-//      and, from kinematics at qpos0, cam/light pos0, poscom0, mat0/dir0, model statistics
-//      and dof_length.
+//   7. the constants of mj_setConst: sameframe, subtree masses and trees (setFixed, here), then
+//      px_setConst (csrc/engine/setconst.c) at qpos0 with contacts disabled: dof_M0,
+//      invweights, acc0, lengths, cam/light pos0, poscom0, mat0/dir0, dampratio, statistics
+//      and dof_length; then the muscle length ranges by simulation (px_lengthRangeAll).
 //   reads:  the spec (c->spec): elements, settings, texture files, the <frame>s of fromto geoms
 //           and sites (the parser folds frames into every other pos and quat)
-//   writes: every body-tree array of pxModel, names, qpos0, qpos_spring, stat (meaninertia only
-//           when given or nv = 0: it needs the mass matrix); compile_misc.c: nemax, nout;
-//           compile_sparse.c: nC, nJten, nJmom and the sparse structures
+//   writes: every body-tree array of pxModel, names, qpos0, qpos_spring, stat; compile_misc.c:
+//           nemax, nout; compile_sparse.c: nC, nJten, nJmom and the sparse structures
 // Errors carry file:line of the element; MuJoCo input that phalanx cannot compile exactly is
 // PX_ERR_UNSUPPORTED, never silently approximated. Nothing here is thread-shared.
 #include "mjcf/spec.h"
@@ -819,8 +819,7 @@ static pxtStatus compileJoint(cc* k, cJoint* x) {
     if (j->springdamper[0] <= 0 || j->springdamper[1] <= 0) {
       return ERR(src, x->tag, nm, "when defined, springdamper values must be positive in joint");
     }
-    return UNSUP(src, x->tag, nm,
-                 "springdamper (stiffness and damping from the mass matrix) is not supported");
+    // stiffness and damping from the invweights at qpos0: autoSpringDamper, after px_setConst
   }
 
   // limits: free joints never, auto needs autolimits when a range is given
@@ -2314,134 +2313,47 @@ static void finalizeSimple(pxModel* m) {
   }
 }
 
-static double dist3(const double* a, const double* b) {
-  double d0 = a[0] - b[0], d1 = a[1] - b[1], d2 = a[2] - b[2];
-  return sqrt(d0 * d0 + d1 * d1 + d2 * d2);
-}
-
-static void updateBox(double* xmin, double* xmax, const double* pos, double radius) {
-  for (int i = 0; i < 3; i++) {
-    xmin[i] = fmin(xmin[i], pos[i] - radius);
-    xmax[i] = fmax(xmax[i], pos[i] + radius);
+// joint stiffness and damping from springdamper (time constant, damping ratio) and the average
+// inverse inertia at qpos0 (AutoSpringDamper)
+static void autoSpringDamper(cc* k, pxModel* m) {
+  for (int n = 0; n < m->njnt; n++) {
+    const double* sd = k->s->jnt[k->jspec[n]].springdamper;
+    double timeconst = sd[0], dampratio = sd[1];
+    if (timeconst <= 0 || dampratio <= 0) continue;
+    int adr = m->jnt_dofadr[n], type = m->jnt_type[n];
+    int ndim = type == PX_JNT_FREE ? 6 : type == PX_JNT_BALL ? 3 : 1;
+    double inertia = 0;
+    for (int i = 0; i < ndim; i++) inertia += m->dof_invweight0[adr + i];
+    inertia = ((double)ndim) / fmax(kMinVal, inertia);
+    double stiffness = inertia / fmax(kMinVal, timeconst * timeconst * dampratio * dampratio);
+    double damping = 2 * inertia / fmax(kMinVal, timeconst);
+    m->jnt_stiffness[n] = stiffness;
+    for (int i = 0; i < ndim; i++) m->dof_damping[adr + i] = damping;
   }
 }
 
-// model statistics and dof_length from kinematics at qpos0 (setStat)
-static void setStat(pxModel* m, const pxData* d, double* size) {
-  double xmin[3] = {1e10, 1e10, 1e10}, xmax[3] = {-1e10, -1e10, -1e10};
-  for (int i = 1; i < m->nbody; i++) {
-    updateBox(xmin, xmax, d->xpos + 3 * i, 0);
-    updateBox(xmin, xmax, d->xipos + 3 * i, 0);
-  }
-  for (int i = 0; i < m->njnt; i++) updateBox(xmin, xmax, d->xanchor + 3 * i, 0);
-  for (int i = 0; i < m->nsite; i++) updateBox(xmin, xmax, d->site_xpos + 3 * i, 0);
-  for (int i = 0; i < m->ngeom; i++) {
-    double rbound = 0;
-    const double* gs = m->geom_size + 3 * i;
-    if (m->geom_rbound[i] > 0) {
-      rbound = m->geom_rbound[i];
-    } else if (m->geom_type[i] == PX_GEOM_PLANE) {
-      rbound = (gs[0] || gs[1]) ? fmax(gs[0], gs[1]) * 0.1 : 0.01;
-    }
-    updateBox(xmin, xmax, d->geom_xpos + 3 * i, rbound);
-  }
-  for (int i = 0; i < 3; i++) m->stat.center[i] = (xmin[i] + xmax[i]) * 0.5;
-  if (xmax[0] > xmin[0]) {
-    m->stat.extent =
-        fmax(1e-5, fmax(xmax[0] - xmin[0], fmax(xmax[1] - xmin[1], xmax[2] - xmin[2])));
-  }
-
-  // body size: largest com-joint distance, then geom bounds around the com
-  memset(size, 0, sizeof(double) * (size_t)m->nbody);
-  for (int i = 0; i < m->njnt; i++) {
-    int id = m->jnt_bodyid[i];
-    size[id] = fmax(size[id], dist3(d->xipos + 3 * id, d->xanchor + 3 * i));
-    id = m->body_parentid[id];
-    size[id] = fmax(size[id], dist3(d->xipos + 3 * id, d->xanchor + 3 * i));
-  }
-  size[0] = 0;
-  for (int i = 1; i < m->nbody; i++) {
-    for (int g = m->body_geomadr[i]; g < m->body_geomadr[i] + m->body_geomnum[i]; g++) {
-      if (m->geom_rbound[g] > 0) {
-        size[i] = fmax(size[i], m->geom_rbound[g] + dist3(d->xipos + 3 * i, d->geom_xpos + 3 * g));
-      }
-    }
-  }
-  if (m->nbody > 1) {
-    m->stat.meansize = 0;
-    for (int i = 1; i < m->nbody; i++) {
-      size[i] = fmax(size[i], 1e-5);
-      m->stat.meansize += size[i] / (m->nbody - 1);
-    }
-  }
-
-  // rotational dofs take the body's length, translational ones 1
-  for (int i = 0; i < m->nv; i++) {
-    int jnt = m->dof_jntid[i];
-    int type = m->jnt_type[jnt];
-    m->dof_length[i] = 1;
-    if (type == PX_JNT_BALL || type == PX_JNT_HINGE ||
-        (type == PX_JNT_FREE && i - m->jnt_dofadr[jnt] >= 3)) {
-      m->dof_length[i] = size[m->dof_bodyid[i]];
-    }
-  }
-  m->stat.extent = fmax(m->stat.extent, 2 * m->stat.meansize);
-  if (m->nbody > 1) {
-    m->stat.meanmass = 0;
-    for (int i = 1; i < m->nbody; i++) m->stat.meanmass += m->body_mass[i];
-    m->stat.meanmass /= (m->nbody - 1);
-  }
-}
-
-// kinematics at qpos0 with fixed cameras and lights: cam/light offsets, statistics (set0)
+// the constants of mj_setConst (csrc/engine/setconst.c) on a scratch world with contacts
+// disabled and sleep off, as MuJoCo's compiler runs it, then the muscle length ranges
+// (LengthRange with the default <lengthrange> options)
 static pxtStatus setConst0(cc* k, pxModel* m) {
   pxWorlds* w = px_makeWorlds(m, 1, k->c->st);
   if (!w) return k->c->st->code;
-  double* size = (double*)malloc(sizeof(double) * (size_t)m->nbody);
-  int* mode = (int*)malloc(sizeof(int) * ((size_t)m->ncam + (size_t)m->nlight + 1));
-  if (!size || !mode) {
-    free(size);
-    free(mode);
-    px_freeWorlds(w);
-    return noMem(k);
-  }
-  for (int i = 0; i < m->ncam; i++) {
-    mode[i] = m->cam_mode[i];
-    m->cam_mode[i] = PX_CAMLIGHT_FIXED;
-  }
-  for (int i = 0; i < m->nlight; i++) {
-    mode[m->ncam + i] = m->light_mode[i];
-    m->light_mode[i] = PX_CAMLIGHT_FIXED;
-  }
   pxData d;
   px_worldView(w, 0, &d);
-  px_kinematics(m, &d);
-  px_setM0(m, &d);
-  for (int i = 0; i < m->ncam; i++) {
-    int id = m->cam_bodyid[i], id1 = m->cam_targetbodyid[i];
-    const double* com = d.subtree_com + 3 * (id1 >= 0 ? id1 : id);
-    for (int c = 0; c < 3; c++) {
-      m->cam_pos0[3 * i + c] = d.cam_xpos[3 * i + c] - d.xpos[3 * id + c];
-      m->cam_poscom0[3 * i + c] = d.cam_xpos[3 * i + c] - com[c];
-    }
-    memcpy(m->cam_mat0 + 9 * i, d.cam_xmat + 9 * i, 9 * sizeof(double));
-    m->cam_mode[i] = mode[i];
+  int disable = m->opt.disableflags, enable = m->opt.enableflags;
+  m->opt.disableflags |= PX_DSBL_CONTACT;
+  m->opt.enableflags &= ~PX_ENBL_SLEEP;
+  pxtStatus code = px_setConst(m, &d, k->c->st);
+  if (code == PX_OK) autoSpringDamper(k, m);
+  if (code == PX_OK) {
+    pxLROpt opt;
+    px_defaultLROpt(&opt);
+    code = px_lengthRangeAll(m, &d, &opt, k->c->st);
   }
-  for (int i = 0; i < m->nlight; i++) {
-    int id = m->light_bodyid[i], id1 = m->light_targetbodyid[i];
-    const double* com = d.subtree_com + 3 * (id1 >= 0 ? id1 : id);
-    for (int c = 0; c < 3; c++) {
-      m->light_pos0[3 * i + c] = d.light_xpos[3 * i + c] - d.xpos[3 * id + c];
-      m->light_poscom0[3 * i + c] = d.light_xpos[3 * i + c] - com[c];
-    }
-    memcpy(m->light_dir0 + 3 * i, d.light_xdir + 3 * i, 3 * sizeof(double));
-    m->light_mode[i] = mode[m->ncam + i];
-  }
-  setStat(m, &d, size);
-  free(size);
-  free(mode);
+  m->opt.disableflags = disable;
+  m->opt.enableflags = enable;
   px_freeWorlds(w);
-  return PX_OK;
+  return code;
 }
 
 //---------------------------------- entry point ---------------------------------------------------
@@ -2573,7 +2485,6 @@ pxtStatus pxc_compile(pxcCtx* c, pxModel** out) {
   // kinematics at qpos0: camera and light offsets, statistics, dof_length
   if (code == PX_OK) code = setConst0(k, m);
   if (code == PX_OK) {
-    m->stat.meaninertia = m->nv ? 0 : 1;  // needs the mass matrix (a later stage)
     if (s->stat_given & 1) m->stat.meaninertia = s->stat.meaninertia;
     if (s->stat_given & 2) m->stat.meanmass = s->stat.meanmass;
     if (s->stat_given & 4) m->stat.meansize = s->stat.meansize;

@@ -3,7 +3,6 @@
 // mjCPair, mjCBodyPair, mjCEquality, mjCTendon/mjCWrap, mjCActuator, mjCSensor, mjCNumeric,
 // mjCText, mjCTuple and mjCKey, their part of mjCModel::CopyObjects, and the constants that
 // mj_setConst derives for them without dynamics:
-//   eq_data of body connect/weld constraints  from body frames at qpos0 (set0);
 //   tendon_lengthspring when springlength is -1  tendon lengths at qpos_spring (setSpring),
 //                                                 spatial paths wrapped with mju_wrap's math.
 // The sparse structures and sizes (nC, nJten, nJmom, ten_J_*, tendon trees, actuator ids of
@@ -18,8 +17,8 @@
 //           npair, nexclude, nkey, nnumeric(data), ntext(data), ntuple(data), nuser_tendon/
 //           actuator/sensor; arrays tendon_*, wrap_*, actuator_*, sensor_*, eq_*, pair_*,
 //           exclude_*, key_*, numeric_*, text_*, tuple_*
-// Values MuJoCo computes by running dynamics are not produced: the inputs that need them
-// (dampratio) are PX_ERR_UNSUPPORTED.
+// Values MuJoCo computes by running dynamics (invweights, acc0, length0, dampratio, lengthrange)
+// are csrc/engine/setconst.c's, run by the compiler once the model exists.
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -297,13 +296,8 @@ static pxtStatus actuatorUnsupported(pxcCtx* c, const pxcActuator* a) {
   if (a->nsample > 0 || a->delay > 0) {
     return UNSUPPORTED(&a->src, a->kind, "actuator history and delay (nsample, delay)");
   }
-  if (a->gainprm[0] == -a->biasprm[1] && a->biasprm[2] > 0) {
-    return UNSUPPORTED(&a->src, a->kind,
-                       "dampratio (biasprm[2] > 0 of a position-like actuator: the damping "
-                       "needs the mass matrix at qpos0)");
-  }
-  // a muscle without lengthrange is fine here: MuJoCo computes actuator_lengthrange by simulation
-  // (mj_setLengthRange), a field phalanx's model does not have until stepping lands
+  // dampratio (biasprm[2] > 0 of a position-like actuator) is converted to kv by px_setConst
+  // and a muscle's missing lengthrange computed by px_setLengthRange (csrc/engine/setconst.c)
   return PX_OK;
 }
 
@@ -655,41 +649,6 @@ static void mulMatTVec3(double* res, const double* mat, const double* v) {
                  mat[1] * v[0] + mat[4] * v[1] + mat[7] * v[2],
                  mat[2] * v[0] + mat[5] * v[1] + mat[8] * v[2]};
   memcpy(res, t, sizeof(t));
-}
-
-// eq_data of body connect and weld constraints from body frames at qpos0 (mj_setConst)
-static void equalityData(pxModel* m, const pxData* d) {
-  for (int i = 0; i < m->neq; i++) {
-    double* data = m->eq_data + 11 * i;
-    int id1 = m->eq_obj1id[i], id2 = m->eq_obj2id[i];
-    double pos[3];
-    if (m->eq_type[i] == PX_EQ_CONNECT && m->eq_objtype[i] == PX_OBJ_BODY) {
-      // anchor in the global frame, then in body2's frame
-      mulMatVec3(pos, d->xmat + 9 * id1, data);
-      for (int k = 0; k < 3; k++) pos[k] += d->xpos[3 * id1 + k];
-      for (int k = 0; k < 3; k++) pos[k] -= d->xpos[3 * id2 + k];
-      mulMatTVec3(data + 3, d->xmat + 9 * id2, pos);
-    } else if (m->eq_type[i] == PX_EQ_WELD && m->eq_objtype[i] == PX_OBJ_BODY) {
-      // relpose given: keep it, normalized
-      if (data[6] || data[7] || data[8] || data[9]) {
-        normalize4(data + 6);
-        continue;
-      }
-
-      // anchor (body2 frame) in body1's frame, relative orientation neg(xquat1) * xquat2
-      mulMatVec3(pos, d->xmat + 9 * id2, data);
-      for (int k = 0; k < 3; k++) pos[k] += d->xpos[3 * id2 + k];
-      for (int k = 0; k < 3; k++) pos[k] -= d->xpos[3 * id1 + k];
-      mulMatTVec3(data + 3, d->xmat + 9 * id1, pos);
-      const double* a = d->xquat + 4 * id1;
-      const double* b = d->xquat + 4 * id2;
-      double q[4] = {a[0], -a[1], -a[2], -a[3]};
-      data[6] = q[0] * b[0] - q[1] * b[1] - q[2] * b[2] - q[3] * b[3];
-      data[7] = q[0] * b[1] + q[1] * b[0] + q[2] * b[3] - q[3] * b[2];
-      data[8] = q[0] * b[2] - q[1] * b[3] + q[2] * b[0] + q[3] * b[1];
-      data[9] = q[0] * b[3] + q[1] * b[2] - q[2] * b[1] + q[3] * b[0];
-    }
-  }
 }
 
 //---------------------------------- tendons -------------------------------------------------------
@@ -1437,6 +1396,7 @@ static pxtStatus fillActuators(pxcCtx* c, pxModel* m) {
     m->actuator_dampingpoly[2 * i] = a.damping[1];
     m->actuator_dampingpoly[2 * i + 1] = a.damping[2];
     m->actuator_armature[i] = a.armature;
+    memcpy(m->actuator_lengthrange + 2 * i, a.lengthrange, 2 * sizeof(double));
     for (int k = 0; k < m->nuser_actuator; k++) {
       m->actuator_user[m->nuser_actuator * i + k] = k < a.user.n ? a.user.v[k] : 0;
     }
@@ -1846,9 +1806,9 @@ static pxtStatus fillKeys(pxcCtx* c, pxModel* m) {
 
 //---------------------------------- derived constants ---------------------------------------------
 
-// tendon lengths at qpos_spring where springlength is -1 (setSpring), eq_data at qpos0 (set0)
+// tendon lengths at qpos_spring where springlength is -1 (setSpring); eq_data: px_setConst
 static pxtStatus kinematicConstants(pxcCtx* c, pxModel* m) {
-  int needspring = 0, needeq = 0;
+  int needspring = 0;
   for (int i = 0; i < m->ntendon; i++) {
     if (m->tendon_lengthspring[2 * i] == -1 && m->tendon_lengthspring[2 * i + 1] == -1) {
       if (m->wrap_type[m->tendon_adr[i]] == PX_WRAP_JOINT) {
@@ -1864,28 +1824,18 @@ static pxtStatus kinematicConstants(pxcCtx* c, pxModel* m) {
       }
     }
   }
-  for (int i = 0; i < m->neq; i++) {
-    needeq |= (m->eq_type[i] == PX_EQ_CONNECT || m->eq_type[i] == PX_EQ_WELD) &&
-              m->eq_objtype[i] == PX_OBJ_BODY;
-  }
-  if (!needspring && !needeq) return PX_OK;
+  if (!needspring) return PX_OK;
 
   pxWorlds* w = px_makeWorlds(m, 1, c->st);
   if (!w) return c->st->code;
   pxData d;
   px_worldView(w, 0, &d);
-  if (needeq) {
-    px_kinematics(m, &d);  // at qpos0
-    equalityData(m, &d);
-  }
-  if (needspring) {
-    if (m->nq) memcpy(d.qpos, m->qpos_spring, sizeof(double) * (size_t)m->nq);
-    px_kinematics(m, &d);
-    for (int i = 0; i < m->ntendon; i++) {
-      if (m->tendon_lengthspring[2 * i] == -1 && m->tendon_lengthspring[2 * i + 1] == -1) {
-        double L = spatialLength(m, &d, i);
-        m->tendon_lengthspring[2 * i] = m->tendon_lengthspring[2 * i + 1] = L;
-      }
+  if (m->nq) memcpy(d.qpos, m->qpos_spring, sizeof(double) * (size_t)m->nq);
+  px_kinematics(m, &d);
+  for (int i = 0; i < m->ntendon; i++) {
+    if (m->tendon_lengthspring[2 * i] == -1 && m->tendon_lengthspring[2 * i + 1] == -1) {
+      double L = spatialLength(m, &d, i);
+      m->tendon_lengthspring[2 * i] = m->tendon_lengthspring[2 * i + 1] = L;
     }
   }
   px_freeWorlds(w);

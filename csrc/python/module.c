@@ -9,12 +9,14 @@
 #include <Python.h>
 #include <numpy/arrayobject.h>
 #include <string.h>
+#include <time.h>
 
 #include "mjcf/mjcf.h"
 #include "px/pxdata.h"
 #include "px/pxmodel.h"
 #include "px/pxstatus.h"
 #include "px/pxvulkan.h"
+#include "python/internal.h"
 
 //---------------------------------- module state and errors ---------------------------------------
 
@@ -33,7 +35,7 @@ static moduleState* getState(void) {
 }
 
 // raise the Python exception matching a failed status; returns NULL for `return py_raise(..)`
-static PyObject* py_raise(const pxStatus* st) {
+PyObject* py_raise(const pxStatus* st) {
   moduleState* s = getState();
   PyObject* type = PyExc_RuntimeError;
   switch (st->code) {
@@ -127,9 +129,20 @@ static PyObject* makeView(PyObject* owner, const fieldInfo* f, int writable) {
   return arr;
 }
 
-// copy value into a view (shape-checked by NumPy broadcasting rules, like MuJoCo's bindings)
-static int assignView(PyObject* view, PyObject* value) {
-  return PyArray_CopyObject((PyArrayObject*)view, value);
+// copy value into a view (shape-checked by NumPy broadcasting rules, like MuJoCo's bindings) of
+// an array another thread may be using: value is converted to the view's type first (Python code,
+// and so other threads, may run during a conversion), then idle(ctx, what) is asked right before
+// the copy, which runs no Python code; idle returns 0 with an exception set to refuse
+typedef int (*idleFn)(void* ctx, const char* what);
+static int assignViewIdle(PyObject* view, PyObject* value, idleFn idle, void* ctx,
+                          const char* what) {
+  PyArray_Descr* dt = PyArray_DESCR((PyArrayObject*)view);
+  Py_INCREF(dt);  // stolen by PyArray_FromAny
+  PyObject* src = PyArray_FromAny(value, dt, 0, 0, NPY_ARRAY_FORCECAST, NULL);
+  if (!src) return -1;
+  int r = idle(ctx, what) ? PyArray_CopyInto((PyArrayObject*)view, (PyArrayObject*)src) : -1;
+  Py_DECREF(src);
+  return r;
 }
 
 //---------------------------------- Option and Statistic ------------------------------------------
@@ -138,7 +151,21 @@ typedef struct ModelObject_ ModelObject;
 
 struct ModelObject_ {
   PyObject_HEAD pxModel* m;
+  int busy;              // calls running on this Model with the GIL released (see claimData)
+  const char* busyName;  // the latest of them, for the error message
 };
+
+// a RuntimeError refusing an edit (`what`, e.g. "Model.opt.timestep") of a Model while calls run
+// on it in other threads
+static int modelIdle(void* ctx, const char* what) {
+  ModelObject* mo = (ModelObject*)ctx;
+  if (mo->busy == 0) return 1;
+  PyErr_Format(PyExc_RuntimeError,
+               "%s: this Model is in use by phalanx.%s running in another thread; edit it when "
+               "no call is running on it",
+               what, mo->busyName ? mo->busyName : "?");
+  return 0;
+}
 
 typedef struct {
   PyObject_HEAD ModelObject* model;
@@ -229,6 +256,9 @@ static int sub_setattro(PyObject* self, PyObject* nameobj, PyObject* value) {
     PyErr_SetString(PyExc_AttributeError, "cannot delete model fields");
     return -1;
   }
+  char what[96];
+  snprintf(what, sizeof(what), "Model.%s.%s", s->which ? "stat" : "opt", name);
+  if (!modelIdle(s->model, what)) return -1;
   if (s->model->m->frozen) {
     PyErr_SetString(PyExc_RuntimeError,
                     "this Model is shared by a batch and frozen; use per-world parameters");
@@ -237,19 +267,21 @@ static int sub_setattro(PyObject* self, PyObject* nameobj, PyObject* value) {
   if (f->isint) {
     long v = PyLong_AsLong(value);
     if (v == -1 && PyErr_Occurred()) return -1;
+    if (!modelIdle(s->model, what)) return -1;  // again: the conversion may have run Python code
     *(int*)(void*)(base + f->offset) = (int)v;
     return 0;
   }
   if (f->n == 1) {
     double v = PyFloat_AsDouble(value);
     if (v == -1 && PyErr_Occurred()) return -1;
+    if (!modelIdle(s->model, what)) return -1;
     *(double*)(void*)(base + f->offset) = v;
     return 0;
   }
   fieldInfo fi = {NPY_FLOAT64, base + f->offset, f->n, 1, 1};
   PyObject* view = makeView((PyObject*)s->model, &fi, 1);
   if (!view) return -1;
-  int r = assignView(view, value);
+  int r = assignViewIdle(view, value, modelIdle, s->model, what);
   Py_DECREF(view);
   return r;
 }
@@ -293,6 +325,15 @@ static PyTypeObject SubType = {
 //---------------------------------- Model ---------------------------------------------------------
 
 static PyTypeObject ModelType;
+
+pxModel* py_modelOf(PyObject* obj, const char* fn) {
+  if (!PyObject_TypeCheck(obj, &ModelType)) {
+    PyErr_Format(PyExc_TypeError, "%s: expected a phalanx Model, got %s", fn,
+                 Py_TYPE(obj)->tp_name);
+    return NULL;
+  }
+  return ((ModelObject*)obj)->m;
+}
 
 static PyObject* modelFromStatus(PyTypeObject* type, pxModel* m, const pxStatus* st) {
   if (!m) return py_raise(st);
@@ -383,6 +424,9 @@ static int model_setattro(PyObject* self, PyObject* nameobj, PyObject* value) {
     PyErr_SetString(PyExc_AttributeError, "cannot delete model fields");
     return -1;
   }
+  char what[96];
+  snprintf(what, sizeof(what), "Model.%s", name);
+  if (!modelIdle(mo, what)) return -1;
   if (mo->m->frozen) {
     PyErr_Format(PyExc_RuntimeError,
                  "Model.%s: this Model is shared by a batch and frozen; use per-world parameters",
@@ -395,7 +439,7 @@ static int model_setattro(PyObject* self, PyObject* nameobj, PyObject* value) {
   }
   PyObject* view = makeView(self, &f, 1);
   if (!view) return -1;
-  int r = assignView(view, value);
+  int r = assignViewIdle(view, value, modelIdle, mo, what);
   Py_DECREF(view);
   return r;
 }
@@ -496,9 +540,47 @@ typedef struct {
   PyObject_HEAD ModelObject* model;
   pxWorlds* worlds;
   pxData d;
+  const char* busy;  // the call running on this Data with the GIL released, or NULL
 } DataObject;
 
 static PyTypeObject DataType;
+
+// Thread safety. A call that releases the GIL on a Data claims it first (claimData) and gives it
+// back after taking the GIL again (releaseData); both happen while holding the GIL, so at most
+// one call holds a Data. Every other entry on a Data (stage calls, utilities, field assignment,
+// copies) asks dataIdle right before its C work, after any argument conversion that could run
+// Python code. A call that finds the Data in use raises RuntimeError naming both calls. A claim
+// also counts a call on the Model passed in, whose edits (Model fields, opt, stat) are refused
+// while calls run on it. In-place writes through NumPy views (data.qpos[:] = ...) are not
+// intercepted: writing the arrays of a Data while a call runs on it gives unspecified results.
+static int dataIdle(void* ctx, const char* fn) {
+  DataObject* dob = (DataObject*)ctx;
+  if (!dob->busy) return 1;
+  PyErr_Format(PyExc_RuntimeError,
+               "%s: this Data is in use by phalanx.%s running in another thread; a Data serves "
+               "one call at a time (give each thread its own Data)",
+               fn, dob->busy);
+  return 0;
+}
+
+static int claimData(DataObject* dob, ModelObject* mo, const char* fn) {
+  if (!dataIdle(dob, fn)) return 0;
+  dob->busy = fn;
+  mo->busy++;
+  mo->busyName = fn;
+  return 1;
+}
+
+static void releaseData(DataObject* dob, ModelObject* mo) {
+  dob->busy = NULL;
+  mo->busy--;
+}
+
+// run `stmt` with the GIL released on a claimed Data (return NULL from the caller if in use)
+#define PX_RUN_CLAIMED(dob, mo, fn, stmt)   \
+  if (!claimData(dob, mo, fn)) return NULL; \
+  Py_BEGIN_ALLOW_THREADS stmt;              \
+  Py_END_ALLOW_THREADS releaseData(dob, mo);
 
 static int data_init(PyObject* self, PyObject* args, PyObject* kwds) {
   DataObject* dob = (DataObject*)self;
@@ -558,18 +640,22 @@ static int data_setattro(PyObject* self, PyObject* nameobj, PyObject* value) {
     PyErr_SetString(PyExc_AttributeError, "cannot delete data fields");
     return -1;
   }
+  char what[96];
+  snprintf(what, sizeof(what), "Data.%s", name);
   if (!strcmp(name, "time")) {
     double t = PyFloat_AsDouble(value);
     if (t == -1 && PyErr_Occurred()) return -1;
+    if (!dataIdle(dob, what)) return -1;
     dob->worlds->time[0] = t;
     return 0;
   }
   if (!dataField(dob->model->m, &dob->d, name, &f)) {
     return PyObject_GenericSetAttr(self, nameobj, value);
   }
+  if (!dataIdle(dob, what)) return -1;
   PyObject* view = makeView(self, &f, 1);
   if (!view) return -1;
-  int r = assignView(view, value);
+  int r = assignViewIdle(view, value, dataIdle, dob, what);
   Py_DECREF(view);
   return r;
 }
@@ -646,6 +732,7 @@ static int checkPair(PyObject* model, PyObject* data, const char* fn) {
   }
   DataObject* dob = (DataObject*)data;
   if (!dataReady(dob)) return 0;
+  if (!dataIdle(dob, fn)) return 0;
   if (dob->model != (ModelObject*)model) {
     pxModel* a = ((ModelObject*)model)->m;
     pxModel* b = dob->model->m;
@@ -668,8 +755,8 @@ static PyObject* py_kinematics(PyObject* mod, PyObject* args) {
   if (!checkPair(model, data, "kinematics")) return NULL;
   DataObject* dob = (DataObject*)data;
   const pxModel* m = ((ModelObject*)model)->m;
-  Py_BEGIN_ALLOW_THREADS px_kinematics(m, &dob->d);
-  Py_END_ALLOW_THREADS Py_RETURN_NONE;
+  PX_RUN_CLAIMED(dob, (ModelObject*)model, "kinematics", px_kinematics(m, &dob->d))
+  Py_RETURN_NONE;
 }
 
 // _passive(model, data): the passive-force stage alone (private: tests fill its inputs)
@@ -680,8 +767,8 @@ static PyObject* py_passive(PyObject* mod, PyObject* args) {
   if (!checkPair(model, data, "_passive")) return NULL;
   DataObject* dob = (DataObject*)data;
   const pxModel* m = ((ModelObject*)model)->m;
-  Py_BEGIN_ALLOW_THREADS px_passive(m, &dob->d);
-  Py_END_ALLOW_THREADS Py_RETURN_NONE;
+  PX_RUN_CLAIMED(dob, (ModelObject*)model, "_passive", px_passive(m, &dob->d))
+  Py_RETURN_NONE;
 }
 
 // _actuation(model, data): the actuation stage alone (private: tests fill its inputs); raises
@@ -699,8 +786,8 @@ static PyObject* py_actuation(PyObject* mod, PyObject* args) {
   if (px_actuationCheck(m, &st) != PX_OK) return py_raise(&st);
   int* w = dob->d.warning + 2 * PX_WARN_BADCTRL;
   int before = w[1];
-  Py_BEGIN_ALLOW_THREADS px_actuation(m, &dob->d);
-  Py_END_ALLOW_THREADS if (before == 0 && w[1] > 0) {
+  PX_RUN_CLAIMED(dob, (ModelObject*)model, "_actuation", px_actuation(m, &dob->d))
+  if (before == 0 && w[1] > 0) {
     if (PyErr_WarnFormat(PyExc_RuntimeWarning, 1,
                          "Nan, Inf or huge value in CTRL at ACTUATOR %d. The simulation is "
                          "unstable. Time = %.4f.",
@@ -719,8 +806,8 @@ static PyObject* py_tendon(PyObject* mod, PyObject* args) {
   if (!checkPair(model, data, "_tendon")) return NULL;
   DataObject* dob = (DataObject*)data;
   const pxModel* m = ((ModelObject*)model)->m;
-  Py_BEGIN_ALLOW_THREADS px_tendon(m, &dob->d);
-  Py_END_ALLOW_THREADS Py_RETURN_NONE;
+  PX_RUN_CLAIMED(dob, (ModelObject*)model, "_tendon", px_tendon(m, &dob->d))
+  Py_RETURN_NONE;
 }
 
 static PyObject* py_transmission(PyObject* mod, PyObject* args) {
@@ -733,8 +820,8 @@ static PyObject* py_transmission(PyObject* mod, PyObject* args) {
   pxStatus st;
   px_statusClear(&st);
   pxtStatus code;
-  Py_BEGIN_ALLOW_THREADS code = px_transmission(m, &dob->d, &st);
-  Py_END_ALLOW_THREADS if (code != PX_OK) return py_raise(&st);
+  PX_RUN_CLAIMED(dob, (ModelObject*)model, "_transmission", code = px_transmission(m, &dob->d, &st))
+  if (code != PX_OK) return py_raise(&st);
   Py_RETURN_NONE;
 }
 
@@ -745,8 +832,8 @@ static PyObject* py_tendonVelocity(PyObject* mod, PyObject* args) {
   if (!checkPair(model, data, "_tendonVelocity")) return NULL;
   DataObject* dob = (DataObject*)data;
   const pxModel* m = ((ModelObject*)model)->m;
-  Py_BEGIN_ALLOW_THREADS px_tendonVelocity(m, &dob->d);
-  Py_END_ALLOW_THREADS Py_RETURN_NONE;
+  PX_RUN_CLAIMED(dob, (ModelObject*)model, "_tendonVelocity", px_tendonVelocity(m, &dob->d))
+  Py_RETURN_NONE;
 }
 
 //---------------------------------- integration and state -----------------------------------------
@@ -907,11 +994,13 @@ static PyObject* runOnData(PyObject* args, const char* fn, dataFn f) {
   if (!checkPair(model, data, fn)) return NULL;
   DataObject* dob = (DataObject*)data;
   const pxModel* m = ((ModelObject*)model)->m;
+  if (!claimData(dob, (ModelObject*)model, fn)) return NULL;
   px_statusClear(&dob->d.status);
   dob->d.time = dob->worlds->time[0];
   pxtStatus code;
   Py_BEGIN_ALLOW_THREADS code = f(m, &dob->d);
   Py_END_ALLOW_THREADS dob->worlds->time[0] = dob->d.time;
+  releaseData(dob, (ModelObject*)model);
   if (code != PX_OK) return py_raise(&dob->d.status);
   Py_RETURN_NONE;
 }
@@ -1066,7 +1155,7 @@ static PyObject* model_copy(PyObject* self, PyObject* unused) {
 static PyObject* data_to_bytes(PyObject* self, PyObject* unused) {
   (void)unused;
   DataObject* dob = (DataObject*)self;
-  if (!dataReady(dob)) return NULL;
+  if (!dataReady(dob) || !dataIdle(dob, "Data._to_bytes (pickling, copies)")) return NULL;
   const pxModel* m = dob->model->m;
   size_t n = sizeof(pxtNum);
 #define X(type, name, nrow, ncol) n += (size_t)m->nrow * (size_t)(ncol) * sizeof(type);
@@ -1104,6 +1193,10 @@ static PyObject* data_set_bytes(PyObject* self, PyObject* args) {
                  (Py_ssize_t)b.len, n);
     return NULL;
   }
+  if (!dataIdle(dob, "Data._set_bytes (copyData, unpickling)")) {
+    PyBuffer_Release(&b);
+    return NULL;
+  }
   const char* p = (const char*)b.buf;
   memcpy(&dob->worlds->time[0], p, sizeof(pxtNum));
   dob->d.time = dob->worlds->time[0];
@@ -1138,7 +1231,28 @@ static PyObject* py_forward(PyObject* mod, PyObject* args) {
   pxStatus st;
   px_statusClear(&st);
   pxtStatus code;
-  Py_BEGIN_ALLOW_THREADS code = px_forward(m, d, &st);
+  PX_RUN_CLAIMED((DataObject*)data, (ModelObject*)model, "forward", code = px_forward(m, d, &st))
+  if (code != PX_OK) return py_raise(&st);
+  Py_RETURN_NONE;
+}
+
+static PyObject* py_setConst(PyObject* mod, PyObject* args) {
+  (void)mod;
+  PyObject *model, *data;
+  pxData* d;
+  if (!PyArg_ParseTuple(args, "OO:setConst", &model, &data)) return NULL;
+  if (!pairArgs(model, data, "setConst", &d)) return NULL;
+  pxModel* m = ((ModelObject*)model)->m;
+  if (m->frozen) {
+    PyErr_SetString(PyExc_RuntimeError,
+                    "setConst: this Model is shared by a batch and frozen; use per-world "
+                    "parameters");
+    return NULL;
+  }
+  pxStatus st;
+  px_statusClear(&st);
+  pxtStatus code;
+  Py_BEGIN_ALLOW_THREADS code = px_setConst(m, d, &st);
   Py_END_ALLOW_THREADS if (code != PX_OK) return py_raise(&st);
   Py_RETURN_NONE;
 }
@@ -1195,6 +1309,10 @@ static PyObject* py_mulM(PyObject* mod, PyObject* args) {
   if (!outArg(resobj, "mulM", "res", m->nv, 0, &res)) return NULL;
   PyArrayObject* v = inArg(vecobj, "mulM", "vec", m->nv);
   if (!v) return NULL;
+  if (!dataIdle(data, "mulM")) {
+    Py_DECREF(v);
+    return NULL;
+  }
   if (PyArray_DATA(v) == (void*)res && m->nv > 0) {
     Py_DECREF(v);
     PyErr_SetString(PyExc_ValueError, "mulM: res and vec must not share memory");
@@ -1229,6 +1347,10 @@ static PyObject* py_solveM(PyObject* mod, PyObject* args) {
   if (!outArg(xobj, "solveM", "x", nx, 0, &x)) return NULL;
   PyArrayObject* y = inArg(yobj, "solveM", "y", nx);
   if (!y) return NULL;
+  if (!dataIdle(data, "solveM")) {
+    Py_DECREF(y);
+    return NULL;
+  }
   px_solveM(m, d, x, (const double*)PyArray_DATA(y), (int)(nx / m->nv));
   Py_DECREF(y);
   Py_RETURN_NONE;
@@ -1367,7 +1489,192 @@ static PyObject* py_applyFT(PyObject* mod, PyObject* args) {
   if (!(a = inArg(pobj, "applyFT", "point", 3))) return NULL;
   memcpy(p, PyArray_DATA(a), sizeof p);
   Py_DECREF(a);
+  if (!dataIdle(data, "applyFT")) return NULL;
   px_applyFT(m, d, fobj != Py_None ? f : NULL, tobj != Py_None ? t : NULL, p, body, q);
+  Py_RETURN_NONE;
+}
+
+//---------------------------------- post-step quantities, energy ---------------------------------
+
+// rnePostConstraint(model, data): cacc, cfrc_int, cfrc_ext (mj_rnePostConstraint)
+static PyObject* py_rnePostConstraint(PyObject* mod, PyObject* args) {
+  (void)mod;
+  PyObject *model, *data;
+  pxData* d;
+  if (!PyArg_ParseTuple(args, "OO:rnePostConstraint", &model, &data)) return NULL;
+  const pxModel* m = pairArgs(model, data, "rnePostConstraint", &d);
+  if (!m) return NULL;
+  pxStatus st;
+  px_statusClear(&st);
+  pxtStatus code;
+  PX_RUN_CLAIMED((DataObject*)data, (ModelObject*)model, "rnePostConstraint",
+                 code = px_rnePostConstraint(m, d, &st))
+  if (code != PX_OK) return py_raise(&st);
+  Py_RETURN_NONE;
+}
+
+// rne(model, data, flg_acc, result): result (nv) = RNE with or without acceleration (mj_rne)
+static PyObject* py_rne(PyObject* mod, PyObject* args) {
+  (void)mod;
+  PyObject *model, *data, *resobj;
+  int flg_acc;
+  pxData* d;
+  if (!PyArg_ParseTuple(args, "OOiO:rne", &model, &data, &flg_acc, &resobj)) return NULL;
+  const pxModel* m = pairArgs(model, data, "rne", &d);
+  if (!m) return NULL;
+  double* res;
+  if (!outArg(resobj, "rne", "result", m->nv, 0, &res)) return NULL;
+  pxStatus st;
+  px_statusClear(&st);
+  pxtStatus code;
+  PX_RUN_CLAIMED((DataObject*)data, (ModelObject*)model, "rne",
+                 code = px_rne(m, d, flg_acc, res, &st))
+  if (code != PX_OK) return py_raise(&st);
+  Py_RETURN_NONE;
+}
+
+// energyPos(model, data), energyVel(model, data): data.energy[0] and [1] (mj_energyPos/Vel)
+static PyObject* energyCall(PyObject* args, const char* fn, int vel) {
+  PyObject *model, *data;
+  pxData* d;
+  if (!PyArg_ParseTuple(args, "OO", &model, &data)) return NULL;
+  const pxModel* m = pairArgs(model, data, fn, &d);
+  if (!m) return NULL;
+  pxStatus st;
+  px_statusClear(&st);
+  pxtStatus code;
+  PX_RUN_CLAIMED((DataObject*)data, (ModelObject*)model, fn,
+                 code = vel ? px_energyVel(m, d, &st) : px_energyPos(m, d, &st))
+  if (code != PX_OK) return py_raise(&st);
+  Py_RETURN_NONE;
+}
+
+static PyObject* py_energyPos(PyObject* mod, PyObject* args) {
+  (void)mod;
+  return energyCall(args, "energyPos", 0);
+}
+
+static PyObject* py_energyVel(PyObject* mod, PyObject* args) {
+  (void)mod;
+  return energyCall(args, "energyVel", 1);
+}
+
+// objectAcceleration(model, data, objtype, objid, res, flg_local) (mj_objectAcceleration)
+static PyObject* py_objectAcceleration(PyObject* mod, PyObject* args) {
+  (void)mod;
+  PyObject *model, *data, *resobj;
+  int objtype, objid, local;
+  pxData* d;
+  if (!PyArg_ParseTuple(args, "OOiiOi:objectAcceleration", &model, &data, &objtype, &objid, &resobj,
+                        &local)) {
+    return NULL;
+  }
+  const pxModel* m = pairArgs(model, data, "objectAcceleration", &d);
+  if (!m) return NULL;
+  int n = objtype == PX_OBJ_BODY || objtype == PX_OBJ_XBODY ? m->nbody
+          : objtype == PX_OBJ_GEOM                          ? m->ngeom
+          : objtype == PX_OBJ_SITE                          ? m->nsite
+          : objtype == PX_OBJ_CAMERA                        ? m->ncam
+                                                            : -1;
+  if (n < 0) {
+    PyErr_Format(PyExc_ValueError,
+                 "objectAcceleration: object type %d has no spatial frame (body, xbody, geom, "
+                 "site or camera)",
+                 objtype);
+    return NULL;
+  }
+  if (!idArg(objid, n, "objectAcceleration", "object")) return NULL;
+  double* res;
+  if (!outArg(resobj, "objectAcceleration", "res", 6, 0, &res)) return NULL;
+  px_objectAcceleration(m, d, objtype, objid, res, local);
+  Py_RETURN_NONE;
+}
+
+// a 3-vector argument copied into v (0 with an exception)
+static int vec3Arg(PyObject* obj, const char* fn, const char* name, double v[3]) {
+  PyArrayObject* a = inArg(obj, fn, name, 3);
+  if (!a) return 0;
+  memcpy(v, PyArray_DATA(a), 3 * sizeof(double));
+  Py_DECREF(a);
+  return 1;
+}
+
+// jacDot(model, data, jacp, jacr, point, body) (mj_jacDot)
+static PyObject* py_jacDot(PyObject* mod, PyObject* args) {
+  (void)mod;
+  PyObject *model, *data, *jpobj, *jrobj, *ptobj;
+  int body;
+  pxData* d;
+  double p[3], *jp, *jr;
+  if (!PyArg_ParseTuple(args, "OOOOOi:jacDot", &model, &data, &jpobj, &jrobj, &ptobj, &body)) {
+    return NULL;
+  }
+  if (!checkPair(model, data, "jacDot")) return NULL;
+  if (!idArg(body, ((ModelObject*)model)->m->nbody, "jacDot", "body")) return NULL;
+  if (!vec3Arg(ptobj, "jacDot", "point", p)) return NULL;
+  const pxModel* m = pairArgs(model, data, "jacDot", &d);
+  if (!m) return NULL;
+  if (!outArg(jpobj, "jacDot", "jacp", 3 * (npy_intp)m->nv, 1, &jp)) return NULL;
+  if (!outArg(jrobj, "jacDot", "jacr", 3 * (npy_intp)m->nv, 1, &jr)) return NULL;
+  px_jacDot(m, d, jp, jr, p, body);
+  Py_RETURN_NONE;
+}
+
+// jacPointAxis(model, data, jacPoint, jacAxis, point, axis, body) (mj_jacPointAxis)
+static PyObject* py_jacPointAxis(PyObject* mod, PyObject* args) {
+  (void)mod;
+  PyObject *model, *data, *jpobj, *jaobj, *ptobj, *axobj;
+  int body;
+  pxData* d;
+  double p[3], ax[3], *jp, *ja;
+  if (!PyArg_ParseTuple(args, "OOOOOOi:jacPointAxis", &model, &data, &jpobj, &jaobj, &ptobj, &axobj,
+                        &body)) {
+    return NULL;
+  }
+  if (!checkPair(model, data, "jacPointAxis")) return NULL;
+  if (!idArg(body, ((ModelObject*)model)->m->nbody, "jacPointAxis", "body")) return NULL;
+  if (!vec3Arg(ptobj, "jacPointAxis", "point", p)) return NULL;
+  if (!vec3Arg(axobj, "jacPointAxis", "axis", ax)) return NULL;
+  const pxModel* m = pairArgs(model, data, "jacPointAxis", &d);
+  if (!m) return NULL;
+  if (!outArg(jpobj, "jacPointAxis", "jacPoint", 3 * (npy_intp)m->nv, 1, &jp)) return NULL;
+  if (!outArg(jaobj, "jacPointAxis", "jacAxis", 3 * (npy_intp)m->nv, 1, &ja)) return NULL;
+  px_jacPointAxis(m, d, jp, ja, p, ax, body);
+  Py_RETURN_NONE;
+}
+
+// jacSubtreeCom(model, data, jacp, body) (mj_jacSubtreeCom)
+static PyObject* py_jacSubtreeCom(PyObject* mod, PyObject* args) {
+  (void)mod;
+  PyObject *model, *data, *jpobj;
+  int body;
+  pxData* d;
+  double* jp;
+  if (!PyArg_ParseTuple(args, "OOOi:jacSubtreeCom", &model, &data, &jpobj, &body)) return NULL;
+  const pxModel* m = pairArgs(model, data, "jacSubtreeCom", &d);
+  if (!m) return NULL;
+  if (!idArg(body, m->nbody, "jacSubtreeCom", "body")) return NULL;
+  if (!outArg(jpobj, "jacSubtreeCom", "jacp", 3 * (npy_intp)m->nv, 0, &jp)) return NULL;
+  px_jacSubtreeCom(m, d, jp, body);
+  Py_RETURN_NONE;
+}
+
+// _hold(model, data, seconds): claim data as a running call would, then sleep with the GIL
+// released (tests of the thread-safety checks)
+static PyObject* py_hold(PyObject* mod, PyObject* args) {
+  (void)mod;
+  PyObject *model, *data;
+  double seconds;
+  if (!PyArg_ParseTuple(args, "OOd:_hold", &model, &data, &seconds)) return NULL;
+  if (!checkPair(model, data, "_hold")) return NULL;
+  if (seconds < 0 || seconds > 60) {
+    PyErr_SetString(PyExc_ValueError, "_hold: seconds must be in [0, 60]");
+    return NULL;
+  }
+  struct timespec ts;
+  ts.tv_sec = (time_t)seconds;
+  ts.tv_nsec = (long)((seconds - (double)ts.tv_sec) * 1e9);
+  PX_RUN_CLAIMED((DataObject*)data, (ModelObject*)model, "_hold", nanosleep(&ts, NULL))
   Py_RETURN_NONE;
 }
 
@@ -1753,6 +2060,8 @@ static PyMethodDef moduleMethods[] = {
     {"forward", py_forward, METH_VARARGS,
      "forward(model, data): forward dynamics (mj_forward); raises NotImplementedError naming "
      "any feature of the model phalanx does not compute yet"},
+    {"setConst", py_setConst, METH_VARARGS,
+     "setConst(model, data): mj_setConst, the constants derived by running the engine"},
     {"_stage", py_stage, METH_VARARGS, "_stage(model, data, name): run one stage alone (tests)"},
     {"subtreeVel", py_subtreeVel, METH_VARARGS,
      "subtreeVel(model, data): subtree_linvel and subtree_angmom (mj_subtreeVel)"},
@@ -1771,6 +2080,24 @@ static PyMethodDef moduleMethods[] = {
      "objectVelocity(model, data, objtype, objid, res, flg_local) (mj_objectVelocity)"},
     {"applyFT", py_applyFT, METH_VARARGS,
      "applyFT(model, data, force, torque, point, body, qfrc_target) (mj_applyFT)"},
+    {"rnePostConstraint", py_rnePostConstraint, METH_VARARGS,
+     "rnePostConstraint(model, data): cacc, cfrc_int, cfrc_ext (mj_rnePostConstraint)"},
+    {"rne", py_rne, METH_VARARGS,
+     "rne(model, data, flg_acc, result): recursive Newton-Euler into result (mj_rne)"},
+    {"energyPos", py_energyPos, METH_VARARGS,
+     "energyPos(model, data): potential energy into data.energy[0] (mj_energyPos)"},
+    {"energyVel", py_energyVel, METH_VARARGS,
+     "energyVel(model, data): kinetic energy into data.energy[1] (mj_energyVel)"},
+    {"objectAcceleration", py_objectAcceleration, METH_VARARGS,
+     "objectAcceleration(model, data, objtype, objid, res, flg_local) (mj_objectAcceleration)"},
+    {"jacDot", py_jacDot, METH_VARARGS,
+     "jacDot(model, data, jacp, jacr, point, body): Jacobian time derivatives (mj_jacDot)"},
+    {"jacPointAxis", py_jacPointAxis, METH_VARARGS,
+     "jacPointAxis(model, data, jacPoint, jacAxis, point, axis, body) (mj_jacPointAxis)"},
+    {"jacSubtreeCom", py_jacSubtreeCom, METH_VARARGS,
+     "jacSubtreeCom(model, data, jacp, body): subtree com Jacobian (mj_jacSubtreeCom)"},
+    {"_hold", py_hold, METH_VARARGS,
+     "_hold(model, data, seconds): hold data as a running call would (thread-safety tests)"},
     {"_passive", py_passive, METH_VARARGS,
      "_passive(model, data): the passive-force stage alone (mj_passive), for tests"},
     {"_actuation", py_actuation, METH_VARARGS,
@@ -1875,7 +2202,8 @@ PyMODINIT_FUNC PyInit__core(void) {
     return NULL;
   }
   if (addType(mod, &ModelType, "Model") < 0 || addType(mod, &DataType, "Data") < 0 ||
-      addType(mod, &VulkanType, "Vulkan") < 0 || PyType_Ready(&SubType) < 0 ||
+      addType(mod, &VulkanType, "Vulkan") < 0 || py_addBatchType(mod) < 0 ||
+      PyType_Ready(&SubType) < 0 ||
       addError(mod, &s->MJCFError, "MJCFError", PyExc_ValueError) < 0 ||
       addError(mod, &s->ArenaError, "ArenaError", PyExc_RuntimeError) < 0 ||
       addError(mod, &s->VulkanError, "VulkanError", PyExc_RuntimeError) < 0 ||

@@ -10,11 +10,22 @@ import enum
 import os
 
 from phalanx import _core
-from phalanx._core import ArenaError, InternalError, MJCFError, Vulkan, VulkanError, vulkan_available
+from phalanx._core import (
+    ArenaError,
+    Batch,
+    InternalError,
+    MJCFError,
+    Vulkan,
+    VulkanError,
+    vulkan_available,
+)
 
 __all__ = [
     "Model",
     "Data",
+    "Batch",
+    "BATCH_FLAGS",
+    "VectorEnv",
     "ObjType",
     "kinematics",
     "integratePos",
@@ -31,6 +42,7 @@ __all__ = [
     "getState",
     "setState",
     "forward",
+    "setConst",
     "subtreeVel",
     "fullM",
     "mulM",
@@ -42,6 +54,14 @@ __all__ = [
     "jacGeom",
     "objectVelocity",
     "applyFT",
+    "rnePostConstraint",
+    "rne",
+    "energyPos",
+    "energyVel",
+    "objectAcceleration",
+    "jacDot",
+    "jacPointAxis",
+    "jacSubtreeCom",
     "Vulkan",
     "vulkan_available",
     "name2id",
@@ -477,6 +497,15 @@ def setState(model, data, state, spec):
 forward = _core.forward
 
 
+def setConst(model, data):
+    """Recompute the model constants MuJoCo derives by running the engine (MuJoCo's
+    mj_setConst), after editing masses, inertias, armature, gears and the like: subtree masses,
+    dof_M0, body/dof/tendon invweight0, actuator_acc0, tendon/actuator length0, eq_data, camera
+    and light offsets, dampratio -> kv, statistics and dof_length. ``data`` is scratch (left at
+    qpos_spring, as MuJoCo leaves it)."""
+    _core.setConst(model, data)
+
+
 def subtreeVel(model, data):
     """subtree_linvel and subtree_angmom (as mujoco.mj_subtreeVel)."""
     _core.subtreeVel(model, data)
@@ -532,6 +561,48 @@ def applyFT(model, data, force, torque, point, body, qfrc_target):
     _core.applyFT(model, data, force, torque, point, int(body), qfrc_target)
 
 
+def rnePostConstraint(model, data):
+    """cacc, cfrc_int and cfrc_ext from the forward results (mj_rnePostConstraint); computed on
+    demand, as in MuJoCo. Raises NotImplementedError where constraint forces can arise."""
+    _core.rnePostConstraint(model, data)
+
+
+def rne(model, data, flg_acc, result):
+    """result (nv) = recursive Newton-Euler: the bias force, plus M qacc with flg_acc (mj_rne)."""
+    _core.rne(model, data, int(flg_acc), result)
+
+
+def energyPos(model, data):
+    """Potential energy (gravity, joint and tendon springs) into data.energy[0] (mj_energyPos)."""
+    _core.energyPos(model, data)
+
+
+def energyVel(model, data):
+    """Kinetic energy 0.5 qvel' M qvel into data.energy[1] (mj_energyVel)."""
+    _core.energyVel(model, data)
+
+
+def objectAcceleration(model, data, objtype, objid, res, flg_local):
+    """6D acceleration (rotation, translation) of an object, from data.cacc: call
+    rnePostConstraint first (mj_objectAcceleration)."""
+    _core.objectAcceleration(model, data, int(objtype), int(objid), res, int(flg_local))
+
+
+def jacDot(model, data, jacp, jacr, point, body):
+    """Time derivatives of the Jacobians of a global point attached to body (mj_jacDot)."""
+    _core.jacDot(model, data, jacp, jacr, point, int(body))
+
+
+def jacPointAxis(model, data, jacPoint, jacAxis, point, axis, body):
+    """Translation Jacobian of a point and rotation Jacobian of an axis (mj_jacPointAxis)."""
+    _core.jacPointAxis(model, data, jacPoint, jacAxis, point, axis, int(body))
+
+
+def jacSubtreeCom(model, data, jacp, body):
+    """Translation Jacobian of the center of mass of body's subtree (mj_jacSubtreeCom)."""
+    _core.jacSubtreeCom(model, data, jacp, int(body))
+
+
 def name2id(model, objtype, name):
     """Id of the object of type objtype named name, or -1 (as mujoco.mj_name2id)."""
     return model.name2id(int(objtype), name)
@@ -545,3 +616,16 @@ def id2name(model, objtype, idx):
 def asset_path(name):
     """Path of an MJCF model shipped inside the package (e.g. asset_path("pendulum.xml"))."""
     return os.path.join(os.path.dirname(__file__), "assets", name)
+
+
+# reasons a batch world is flagged: bit i of Batch.flags is BATCH_FLAGS[i]
+BATCH_FLAGS = _core.BATCH_FLAGS
+
+
+def __getattr__(name):
+    # the Gymnasium vector env imports gymnasium only when asked for
+    if name == "VectorEnv":
+        from phalanx.vector import VectorEnv
+
+        return VectorEnv
+    raise AttributeError(f"module 'phalanx' has no attribute {name!r}")

@@ -16,6 +16,7 @@ import pytest
 
 import phalanx
 from phalanx import _core
+from tests.compat.test_conformance import lengthrange_not_computed
 from tests.conftest import shared_model
 
 mujoco = pytest.importorskip("mujoco")
@@ -41,18 +42,9 @@ def as_array(v):
     return a.reshape(-1)
 
 
-# fields MuJoCo derives by running the engine: actuator_acc0 (mj_setConst) is not computed by
-# phalanx yet; actuator_lengthrange is MJCF's value, which MuJoCo replaces by a simulated range
-# for muscles without one (mj_setLengthRange), so those rows are not compared
-ENGINE_DERIVED = {"actuator_acc0"}
-
-
-def _computed_lengthrange(ours):
-    """Rows of actuator_lengthrange that MuJoCo computes by simulation."""
-    muscle = (ours.actuator_gaintype == int(mujoco.mjtGain.mjGAIN_MUSCLE)) | (
-        ours.actuator_biastype == int(mujoco.mjtBias.mjBIAS_MUSCLE))
-    lr = ours.actuator_lengthrange
-    return muscle & ~(lr[:, 0] < lr[:, 1])
+# every field is compared, the engine-derived ones included (csrc/engine/setconst.c), except the
+# length ranges phalanx cannot simulate yet (NaN, see test_conformance.lengthrange_not_computed)
+ENGINE_DERIVED = set()
 
 
 def compare(ours, ref):
@@ -64,7 +56,7 @@ def compare(ours, ref):
     for f in fields:
         a, b = as_array(getattr(ours, f)), as_array(getattr(ref, f))
         if f == "actuator_lengthrange":
-            keep = np.repeat(~_computed_lengthrange(ours), 2)
+            keep = np.repeat(~lengthrange_not_computed(ours), 2)
             a, b = a[keep], b[keep]
         assert a.shape == b.shape, f"{f}: shape {a.shape} != {b.shape}"
         if a.dtype.kind in "iub":
@@ -420,10 +412,16 @@ def test_pair_adhesion():
 
 
 def test_tendon_arm():
-    # muscles without a lengthrange: MuJoCo computes actuator_lengthrange by simulation, a field
-    # phalanx does not have yet; every field phalanx has must match
+    # muscles without a lengthrange: MuJoCo computes actuator_lengthrange by a simulation with
+    # the joint limits active (constraints, which phalanx does not compute yet): the ranges are
+    # left NaN ("not computed") and stepping the muscles is refused, naming why
     path = shared_model("mujoco", "model", "tendon_arm", "arm26.xml")
-    compare(phalanx.Model.from_xml_path(path), mujoco.MjModel.from_xml_path(path))
+    mujoco.MjModel.from_xml_path(path)
+    ours = phalanx.Model.from_xml_path(path)
+    assert lengthrange_not_computed(ours).all()
+    ours.opt.disableflags = ours.opt.disableflags | int(mujoco.mjtDisableBit.mjDSBL_CONSTRAINT)
+    with pytest.raises(NotImplementedError, match="lengthrange"):
+        phalanx.forward(ours, phalanx.Data(ours))
 
     # with the lengthranges given, everything else must match too
     xml = open(path).read()
@@ -531,9 +529,6 @@ def test_rejected(body, match):
 
 
 UNSUPPORTED = [
-    ("<actuator><position joint='elbow' kp='5' dampratio='1'/></actuator>", "dampratio"),
-    ("<default><position dampratio='.5'/></default><actuator><position joint='elbow'/>"
-     "</actuator>", "dampratio"),
     ("<actuator><orientation joint='wrist'/></actuator>", "orientation"),
     ("<actuator><pid joint='elbow' kp='1'/></actuator>", "pid"),
     ("<actuator><dcmotor joint='elbow' motorconst='1' resistance='1'/></actuator>", "dcmotor"),
@@ -576,10 +571,41 @@ MUSCLE = """<mujoco><worldbody><body><joint name="j" range="-1 1"/>
     "gainprm='.75 1.05 -1 200 .5 1.6 1.5 1.3 1.2' biasprm='.75 1.05 -1 200 .5 1.6 1.5 1.3 1.2'/>",
 ])
 def test_muscle_lengthrange(act):
-    # MuJoCo computes actuator_lengthrange by simulation when it is not given (not a phalanx
-    # field yet); every field phalanx has matches, with or without an explicit lengthrange
+    # MuJoCo computes actuator_lengthrange by simulation when it is not given: with the joint
+    # limit active that simulation needs constraints, so phalanx leaves the range NaN ("not
+    # computed", every other field matching) and refuses to step the muscle, naming why; given,
+    # or on an unlimited joint (where the simulation runs without constraints and does not
+    # converge, as in MuJoCo), every field matches
     check(MUSCLE % act)
+    ours = phalanx.Model.from_xml_string(MUSCLE % act)
+    assert np.isnan(ours.actuator_lengthrange).all()
+    ours.opt.disableflags = ours.opt.disableflags | int(mujoco.mjtDisableBit.mjDSBL_CONSTRAINT)
+    with pytest.raises(NotImplementedError, match="lengthrange"):
+        phalanx.forward(ours, phalanx.Data(ours))
     check(MUSCLE % act.replace("/>", " lengthrange='-.5 .5'/>"))
+    unlimited = MUSCLE.replace(' range="-1 1"', "") % act
+    with pytest.raises(Exception, match="did not converge in actuator 0"):
+        mujoco.MjModel.from_xml_string(unlimited)
+    with pytest.raises(phalanx.MJCFError, match="did not converge in actuator 0"):
+        phalanx.Model.from_xml_string(unlimited)
+
+
+@pytest.mark.parametrize("act", [
+    "<position joint='elbow' kp='5' dampratio='1'/>",
+    "<position joint='shoulder' kp='5' dampratio='.3' gear='2'/>",
+    "<position site='s1' kp='5' dampratio='1' gear='0 1 0 0 0 1'/>",
+    "<general joint='elbow' gainprm='5' biastype='affine' biasprm='0 -5 .8'/>",
+    "<general joint='elbow' gainprm='5' biastype='affine' biasprm='0 -4 .8'/>",
+])
+def test_dampratio(act):
+    # position-like actuators (gainprm[0] == -biasprm[1]) with biasprm[2] > 0: a damping ratio,
+    # converted to -kv from the reflected inertia at qpos0 by mj_setConst
+    check(model("<actuator>%s</actuator>" % act))
+
+
+def test_dampratio_default():
+    check(model("<default><position dampratio='.5'/></default><actuator>"
+                "<position joint='elbow'/><position joint='twist' kp='3'/></actuator>"))
 
 
 @pytest.mark.parametrize("body,match", UNSUPPORTED, ids=[x[0][:60] for x in UNSUPPORTED])

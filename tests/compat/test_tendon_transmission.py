@@ -317,9 +317,14 @@ def compare(ours, ref, trials=NTRIAL, seed=7, worst=None):
     return worst
 
 
-# corpus models loaded with a text edit that leaves tendons and transmissions alone: phalanx does
-# not compile dampratio yet (it needs the mass matrix), and it only sets actuator gains
-EDITS = {"refsite.xml": [(' dampratio="1"', "")]}
+# corpus models loaded with a text edit that leaves tendons and transmissions alone: their muscles
+# get an explicit lengthrange, which MuJoCo otherwise computes by a simulation with joint or
+# tendon limits (constraints, which phalanx does not compute yet)
+EDITS = {
+    "arm26.xml": [(f'tendon="{n}"/>', f'tendon="{n}" lengthrange=".1 .5"/>')
+                  for n in ("SF", "SE", "EF", "EE", "BF", "BE")],
+    "activation.xml": [('tendon="tendon" ctrllimited', 'tendon="tendon" lengthrange="1 3" ctrllimited')],
+}
 
 
 def load_path(parts):

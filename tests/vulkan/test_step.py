@@ -7,8 +7,9 @@ forces, times), several worlds per batch: `Vulkan.forward` must equal `phalanx.f
 for bit in fp64 (signs of zero included), with 1 lane and with several lanes per world; fp32
 must stay within the stated tolerances of the fp64 CPU result. The validation layer stays
 silent. Every smooth stage runs (passive forces, actuation with random controls and
-activations, tendon armature bias) with the four integrators; constraints are disabled (their
-stage is not part of phalanx yet, on either executor).
+activations, tendon armature bias, energy where the case enables it) with the four
+integrators; constraints are disabled (their stage is not part of phalanx yet, on either
+executor). The warning counters of the bad-value checks are compared like every other array.
 
 Runs on whatever Vulkan device is present (Mesa's lavapipe here); skipped where none exists.
 lavapipe compiles each pipeline with LLVM at its first use (about a minute for the forward
@@ -83,6 +84,8 @@ def load(path, integrator):
     model = phalanx.Model.from_xml_path(path)
     model.opt.disableflags = model.opt.disableflags | int(DISABLED)
     model.opt.integrator = integrator
+    if integrator != EULER:  # the energy stages (mj_energyPos/Vel) on some cases, cleared on others
+        model.opt.enableflags = model.opt.enableflags | int(mujoco.mjtEnableBit.mjENBL_ENERGY)
     if model.nu:
         # muscle constants MuJoCo derives by simulating at compile time (phalanx refuses muscles
         # without them): the same inputs for both executors

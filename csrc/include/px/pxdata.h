@@ -94,6 +94,42 @@ pxtStatus px_step2(const pxModel* m, pxData* d);
 // dof_M0 (the diagonal inertia of MuJoCo's simple dofs) from the kinematics in d (compiler).
 void px_setM0(pxModel* m, pxData* d);
 
+//---------------------------------- constants (csrc/engine/setconst.c) ----------------------------
+
+// mj_setConst: every constant MuJoCo derives from the model by running the engine at qpos0
+// (sameframe, subtree masses, trees, dof_M0, invweights, actuator_acc0, tendon/actuator_length0,
+// eq_data, camera/light offsets, dampratio -> kv, statistics, dof_length) and at qpos_spring
+// (tendon_lengthspring where -1). d is scratch (left at qpos_spring, as MuJoCo leaves it).
+pxtStatus px_setConst(pxModel* m, pxData* d, pxStatus* st);
+
+// eq_data of body connect and weld constraints from the body frames in d (part of px_setConst).
+void px_equalityData(pxModel* m, const pxData* d);
+
+// mjLROpt and its modes: options of the actuator length-range computation.
+typedef enum {
+  PX_LRMODE_NONE = 0,
+  PX_LRMODE_MUSCLE,
+  PX_LRMODE_MUSCLEUSER,
+  PX_LRMODE_ALL
+} pxtLRMode;
+typedef struct {
+  int mode, useexisting, uselimit;
+  double accel, maxforce, timeconst, timestep, inttotal, interval, tolrange;
+} pxLROpt;
+void px_defaultLROpt(pxLROpt* opt);
+
+// 1 when actuator i's lengthrange is to be computed under opt (mode, useexisting).
+int px_lengthRangeNeeded(const pxModel* m, int i, const pxLROpt* opt);
+
+// mj_setLengthRange: actuator_lengthrange of actuator i by simulation with the model's options
+// (d is scratch). PX_ERR_MJCF with MuJoCo's message when it does not converge,
+// PX_ERR_UNSUPPORTED when the simulation needs what px_forward lacks (constraints).
+pxtStatus px_setLengthRange(pxModel* m, pxData* d, int i, const pxLROpt* opt, pxStatus* st);
+
+// the compiler's LengthRange: every actuator, under the options MuJoCo's compiler sets
+// (friction loss, contact, spring, damper, gravity, actuation disabled; opt->timestep).
+pxtStatus px_lengthRangeAll(pxModel* m, pxData* d, const pxLROpt* opt, pxStatus* st);
+
 // PX_OK when px_forward supports this model and its options, or the unsupported feature in st.
 pxtStatus px_forwardCheck(const pxModel* m, pxStatus* st);
 
@@ -135,5 +171,35 @@ pxtStatus px_actuationCheck(const pxModel* m, pxStatus* st);
 // act_dot, actuator_force, qfrc_actuator (and the BADCTRL row of warning) from ctrl, act, the
 // transmission (actuator_length/velocity/moment) and qfrc_gravcomp of px_passive.
 void px_actuation(const pxModel* m, pxData* d);
+
+// Nonzero when no constraint row can arise for m whatever the state (MuJoCo's nefc is 0): the
+// constraint stage is disabled, or the model has nothing it would act on.
+int px_constraintFree(const pxModel* m);
+
+// mj_rnePostConstraint (CPU executor of csrc/kern/post.h): cacc, cfrc_int and cfrc_ext from the
+// forward results (cdof, cdof_dot, cinert, cvel, qvel, qacc, xfrc_applied). Refused, computing
+// nothing, where constraint forces can arise (phalanx has no constraint stage yet).
+pxtStatus px_rnePostConstraintCheck(const pxModel* m, pxStatus* st);
+pxtStatus px_rnePostConstraint(const pxModel* m, pxData* d, pxStatus* st);
+
+// mj_rne: result (nv) = the inverse-dynamics bias (flg_acc = 0) or, with flg_acc, M qacc + bias;
+// uses the scratch rne_cacc and rne_cfrc. Refused with the sleep enable flag.
+pxtStatus px_rne(const pxModel* m, pxData* d, int flg_acc, double* result, pxStatus* st);
+
+// mj_energyPos (gravity, joint and tendon springs; refused with the sleep enable flag) and
+// mj_energyVel (0.5 qvel' M qvel) into d->energy[0] and [1], whatever the energy flag says
+// (px_forward runs them with the flag, as mj_forward does).
+pxtStatus px_energyPos(const pxModel* m, pxData* d, pxStatus* st);
+pxtStatus px_energyVel(const pxModel* m, pxData* d, pxStatus* st);
+
+// mj_objectAcceleration (reads cacc: run px_rnePostConstraint first), mj_jacDot,
+// mj_jacPointAxis (either output may be NULL) and mj_jacSubtreeCom on dense 3 x nv arrays.
+void px_objectAcceleration(const pxModel* m, const pxData* d, int objtype, int objid, double res[6],
+                           int flg_local);
+void px_jacDot(const pxModel* m, const pxData* d, double* jacp, double* jacr, const double point[3],
+               int body);
+void px_jacPointAxis(const pxModel* m, const pxData* d, double* jacPoint, double* jacAxis,
+                     const double point[3], const double axis[3], int body);
+void px_jacSubtreeCom(const pxModel* m, const pxData* d, double* jacp, int body);
 
 #endif  // PX_INCLUDE_PX_PXDATA_H_

@@ -193,6 +193,9 @@ typedef enum {
   PX_NWARNING
 } pxtWarning;
 
+// entries of the per-world `energy` array (MuJoCo's mjData.energy: potential, kinetic)
+#define PX_NENERGY 2
+
 // sensor types (mjtSensor), computation stages (mjtStage) and sensor data types (mjtDataType)
 // clang-format off
 typedef enum {

@@ -11,7 +11,8 @@
 #define PX_INCLUDE_PX_PXXMACRO_H_
 
 // model sizes (all int); nwarning is phalanx's, not MuJoCo's: the PX_NWARNING rows of the per-world
-// `warning` array, set by px_makeModel whatever the sizes passed in say
+// `warning` array, set by px_makeModel whatever the sizes passed in say; nenergy likewise: the
+// PX_NENERGY (2) entries of the per-world `energy` array (potential, kinetic)
 #define PX_MODEL_SIZES(X) \
   X(nq) X(nv) X(nu) X(na) X(nbody) X(njnt) X(ngeom) X(nsite) X(ncam) X(nlight) X(nmesh) \
   X(nmeshvert) X(nmeshface) X(nmeshgraph) X(nhfield) X(nhfielddata) X(ntex) X(nmat) X(npair) \
@@ -20,7 +21,7 @@
   X(nuser_geom) X(nuser_site) X(nuser_cam) X(nuser_tendon) X(nuser_actuator) X(nuser_sensor) \
   X(nnames) X(npaths) X(nsensordata) X(nM) X(nD) X(nB) X(nC) X(ntree) X(nJten) X(nJmom) \
   X(nconmax) X(njmax) X(nemax) X(nout) X(nnames_map) X(ngravcomp) X(nhistory) \
-  X(nwarning)
+  X(nwarning) X(nenergy)
 
 // a model size inside an ncol expression
 #define MSZ(size) (m->size)
@@ -51,6 +52,7 @@
   X(pxtNum,  body_mass,            nbody,       1) \
   X(pxtNum,  body_subtreemass,     nbody,       1) \
   X(pxtNum,  body_inertia,         nbody,       3) \
+  X(pxtNum,  body_invweight0,      nbody,       2) \
   X(pxtNum,  body_gravcomp,        nbody,       1) \
   X(pxtNum,  body_margin,          nbody,       1) \
   X(int,     body_contype,         nbody,       1) \
@@ -91,6 +93,7 @@
   X(pxtNum,  dof_damping,          nv,          1) \
   X(pxtNum,  dof_dampingpoly,      nv,          2) \
   X(pxtNum,  dof_length,           nv,          1) \
+  X(pxtNum,  dof_invweight0,       nv,          1) \
   X(pxtNum,  dof_M0,               nv,          1) \
   /* kinematic trees */ \
   X(int,     tree_bodyadr,         ntree,       1) \
@@ -262,6 +265,8 @@
   X(pxtNum,  tendon_armature,      ntendon,     1) \
   X(pxtNum,  tendon_frictionloss,  ntendon,     1) \
   X(pxtNum,  tendon_lengthspring,  ntendon,     2) \
+  X(pxtNum,  tendon_length0,       ntendon,     1) \
+  X(pxtNum,  tendon_invweight0,    ntendon,     1) \
   X(pxtNum,  tendon_user,          ntendon,     MSZ(nuser_tendon)) \
   X(float,   tendon_rgba,          ntendon,     4) \
   /* tendon path elements */ \
@@ -296,12 +301,13 @@
   X(pxtNum,  actuator_forcerange,  nu,          2) \
   X(pxtNum,  actuator_actrange,    nu,          2) \
   X(pxtNum,  actuator_gear,        nu,          6) \
-  X(pxtNum,  actuator_acc0,        nout,        1) \
-  X(pxtNum,  actuator_lengthrange, nout,        2) \
   X(pxtNum,  actuator_cranklength, nu,          1) \
   X(pxtNum,  actuator_damping,     nu,          1) \
   X(pxtNum,  actuator_dampingpoly, nu,          2) \
   X(pxtNum,  actuator_armature,    nu,          1) \
+  X(pxtNum,  actuator_acc0,        nout,        1) \
+  X(pxtNum,  actuator_length0,     nout,        1) \
+  X(pxtNum,  actuator_lengthrange, nout,        2) \
   X(pxtNum,  actuator_user,        nu,          MSZ(nuser_actuator)) \
   X(int,     actuator_plugin,      nu,          1) \
   /* sensors */ \
@@ -398,6 +404,8 @@
   X(pxtBool, eq_active,            neq,         1) \
   /* warning statistics (rows pxtWarning, columns lastinfo and number as mjWarningStat) */ \
   X(int,     warning,              nwarning,    2) \
+  /* energy (potential, kinetic) with the energy enable flag, as MuJoCo's mj_forward leaves it */ \
+  X(pxtNum,  energy,               nenergy,     1) \
   /* integration results */ \
   X(pxtNum,  qacc,                 nv,          1) \
   X(pxtNum,  act_dot,              na,          1) \

@@ -1,0 +1,21 @@
+// SPDX-License-Identifier: Apache-2.0
+// Declarations shared by the files of the CPython module (module.c, batch_type.c); nothing here
+// is exported from the extension (it is built with -fvisibility=hidden).
+#ifndef PX_PYTHON_INTERNAL_H_
+#define PX_PYTHON_INTERNAL_H_
+
+#include <Python.h>
+
+#include "px/pxmodel.h"
+#include "px/pxstatus.h"
+
+// Raise the Python exception matching a failed status (module.c); returns NULL.
+PyObject* py_raise(const pxStatus* st);
+
+// The pxModel of a phalanx Model object, or NULL with a TypeError naming fn (module.c).
+pxModel* py_modelOf(PyObject* obj, const char* fn);
+
+// Ready the Batch type and add it to the module (batch_type.c); 0 on success.
+int py_addBatchType(PyObject* mod);
+
+#endif  // PX_PYTHON_INTERNAL_H_
