@@ -16,10 +16,13 @@ same X-macros; docs/gpu_executor.md describes both):
   model array in PX_MODEL_FIELDS order;
 - `PxData` (std430): one reference per data array in PX_DATA_FIELDS order; a block holds all
   worlds, world-major: element i of world w is at `w * PXS_<field> + i`;
-- `PxParams` (std430): model and data references, then nworld; the push constant holds the
-  address of the parameter block and the index of the first world of the dispatch;
+- `PxParams` (std430): model and data references, nworld, references to the (nworld) blocks
+  of simulation times, of per-world step flags and of RK4 start times; the push constant holds
+  the address of the parameter block, the index of the first world of the dispatch and the
+  entry point's mode;
 - the enum values of pxtype.h as `const int` (PX_JNT_HINGE, PX_CAMLIGHT_TRACK, ...);
-- globals `pxm`, `pxd`, `pxw` used by the M/D/MS/MOPT macros of csrc/kern/prelude_glsl.h.
+- globals `pxm`, `pxd`, `pxw` used by the M/D/MS/MOPT macros of csrc/kern/prelude_glsl.h;
+- `pxl_zeroWorld()`, every data array of the current world set to zero (mj_resetData).
 
 Usage: gen_layout.py [--check] [--out PATH]. --check compares with the committed file and exits 1
 (printing a diff) when regeneration would change it.
@@ -202,12 +205,17 @@ def generate():
     w("  PxModel model;")
     w("  PxData data;")
     w("  int nworld;  // worlds in the batch")
+    w("  PxdReal time;  // (nworld) simulation time of each world (pxWorlds.time)")
+    w("  PxdInt flag;   // (nworld) per-world flag of the step phase (1: run forward again)")
+    w("  PxdReal tsave;  // (nworld) the time at the start of an RK4 step")
     w("};")
     w("")
-    w("// push constant: the parameter block and the batch index of the dispatch's first world")
+    w("// push constant: the parameter block, the batch index of the dispatch's first world and the")
+    w("// entry point's mode (0 unless the entry point says otherwise)")
     w("layout(push_constant, std430) uniform PxPush {")
     w("  PxParams params;")
     w("  int world0;")
+    w("  int mode;")
     w("} pxpush;")
     w("")
     w("// world strides of the data arrays (elements per world)")
@@ -220,6 +228,16 @@ def generate():
     w("PxModel pxm;")
     w("PxData pxd;")
     w("int pxw;")
+    w("")
+    w("// every data array of the current world set to zero, lane-strided (the first part of")
+    w("// mj_resetData; callers put a barrier after it)")
+    w("void pxl_zeroWorld() {")
+    w("  int lane = int(gl_LocalInvocationID.x);")
+    w("  int nlane = int(gl_WorkGroupSize.x);")
+    for t, n, r, c in dfields:
+        zero = "PXL_REAL(0)" if KINDS[t] == "Real" else ("0.0" if KINDS[t] == "Float" else "0")
+        w(f"  for (int i = lane; i < PXS_{n}; i += nlane) pxd.{n}.v[pxw * PXS_{n} + i] = {zero};")
+    w("}")
     w("")
     w("#endif  // PX_SHADERS_LAYOUT_GLSL_")
     return "\n".join(L) + "\n"

@@ -751,12 +751,17 @@ layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Px
   PxModel model;
   PxData data;
   int nworld;  // worlds in the batch
+  PxdReal time;  // (nworld) simulation time of each world (pxWorlds.time)
+  PxdInt flag;   // (nworld) per-world flag of the step phase (1: run forward again)
+  PxdReal tsave;  // (nworld) the time at the start of an RK4 step
 };
 
-// push constant: the parameter block and the batch index of the dispatch's first world
+// push constant: the parameter block, the batch index of the dispatch's first world and the
+// entry point's mode (0 unless the entry point says otherwise)
 layout(push_constant, std430) uniform PxPush {
   PxParams params;
   int world0;
+  int mode;
 } pxpush;
 
 // world strides of the data arrays (elements per world)
@@ -851,5 +856,98 @@ layout(push_constant, std430) uniform PxPush {
 PxModel pxm;
 PxData pxd;
 int pxw;
+
+// every data array of the current world set to zero, lane-strided (the first part of
+// mj_resetData; callers put a barrier after it)
+void pxl_zeroWorld() {
+  int lane = int(gl_LocalInvocationID.x);
+  int nlane = int(gl_WorkGroupSize.x);
+  for (int i = lane; i < PXS_qpos; i += nlane) pxd.qpos.v[pxw * PXS_qpos + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_qvel; i += nlane) pxd.qvel.v[pxw * PXS_qvel + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_act; i += nlane) pxd.act.v[pxw * PXS_act + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_ctrl; i += nlane) pxd.ctrl.v[pxw * PXS_ctrl + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_mocap_pos; i += nlane) pxd.mocap_pos.v[pxw * PXS_mocap_pos + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_mocap_quat; i += nlane) pxd.mocap_quat.v[pxw * PXS_mocap_quat + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_qacc_warmstart; i += nlane) pxd.qacc_warmstart.v[pxw * PXS_qacc_warmstart + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_qfrc_applied; i += nlane) pxd.qfrc_applied.v[pxw * PXS_qfrc_applied + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_xfrc_applied; i += nlane) pxd.xfrc_applied.v[pxw * PXS_xfrc_applied + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_eq_active; i += nlane) pxd.eq_active.v[pxw * PXS_eq_active + i] = 0;
+  for (int i = lane; i < PXS_warning; i += nlane) pxd.warning.v[pxw * PXS_warning + i] = 0;
+  for (int i = lane; i < PXS_energy; i += nlane) pxd.energy.v[pxw * PXS_energy + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_qacc; i += nlane) pxd.qacc.v[pxw * PXS_qacc + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_act_dot; i += nlane) pxd.act_dot.v[pxw * PXS_act_dot + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_xpos; i += nlane) pxd.xpos.v[pxw * PXS_xpos + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_xquat; i += nlane) pxd.xquat.v[pxw * PXS_xquat + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_xmat; i += nlane) pxd.xmat.v[pxw * PXS_xmat + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_xipos; i += nlane) pxd.xipos.v[pxw * PXS_xipos + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_ximat; i += nlane) pxd.ximat.v[pxw * PXS_ximat + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_xanchor; i += nlane) pxd.xanchor.v[pxw * PXS_xanchor + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_xaxis; i += nlane) pxd.xaxis.v[pxw * PXS_xaxis + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_geom_xpos; i += nlane) pxd.geom_xpos.v[pxw * PXS_geom_xpos + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_geom_xmat; i += nlane) pxd.geom_xmat.v[pxw * PXS_geom_xmat + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_site_xpos; i += nlane) pxd.site_xpos.v[pxw * PXS_site_xpos + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_site_xmat; i += nlane) pxd.site_xmat.v[pxw * PXS_site_xmat + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_cam_xpos; i += nlane) pxd.cam_xpos.v[pxw * PXS_cam_xpos + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_cam_xmat; i += nlane) pxd.cam_xmat.v[pxw * PXS_cam_xmat + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_light_xpos; i += nlane) pxd.light_xpos.v[pxw * PXS_light_xpos + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_light_xdir; i += nlane) pxd.light_xdir.v[pxw * PXS_light_xdir + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_subtree_com; i += nlane) pxd.subtree_com.v[pxw * PXS_subtree_com + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_cdof; i += nlane) pxd.cdof.v[pxw * PXS_cdof + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_cinert; i += nlane) pxd.cinert.v[pxw * PXS_cinert + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_ten_wrapadr; i += nlane) pxd.ten_wrapadr.v[pxw * PXS_ten_wrapadr + i] = 0;
+  for (int i = lane; i < PXS_ten_wrapnum; i += nlane) pxd.ten_wrapnum.v[pxw * PXS_ten_wrapnum + i] = 0;
+  for (int i = lane; i < PXS_ten_J; i += nlane) pxd.ten_J.v[pxw * PXS_ten_J + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_ten_length; i += nlane) pxd.ten_length.v[pxw * PXS_ten_length + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_wrap_obj; i += nlane) pxd.wrap_obj.v[pxw * PXS_wrap_obj + i] = 0;
+  for (int i = lane; i < PXS_wrap_xpos; i += nlane) pxd.wrap_xpos.v[pxw * PXS_wrap_xpos + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_actuator_length; i += nlane) pxd.actuator_length.v[pxw * PXS_actuator_length + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_moment_rownnz; i += nlane) pxd.moment_rownnz.v[pxw * PXS_moment_rownnz + i] = 0;
+  for (int i = lane; i < PXS_moment_rowadr; i += nlane) pxd.moment_rowadr.v[pxw * PXS_moment_rowadr + i] = 0;
+  for (int i = lane; i < PXS_moment_colind; i += nlane) pxd.moment_colind.v[pxw * PXS_moment_colind + i] = 0;
+  for (int i = lane; i < PXS_actuator_moment; i += nlane) pxd.actuator_moment.v[pxw * PXS_actuator_moment + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_crb; i += nlane) pxd.crb.v[pxw * PXS_crb + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_M; i += nlane) pxd.M.v[pxw * PXS_M + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_qLD; i += nlane) pxd.qLD.v[pxw * PXS_qLD + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_qLDiagInv; i += nlane) pxd.qLDiagInv.v[pxw * PXS_qLDiagInv + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_ten_velocity; i += nlane) pxd.ten_velocity.v[pxw * PXS_ten_velocity + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_actuator_velocity; i += nlane) pxd.actuator_velocity.v[pxw * PXS_actuator_velocity + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_cvel; i += nlane) pxd.cvel.v[pxw * PXS_cvel + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_cdof_dot; i += nlane) pxd.cdof_dot.v[pxw * PXS_cdof_dot + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_qfrc_bias; i += nlane) pxd.qfrc_bias.v[pxw * PXS_qfrc_bias + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_qfrc_spring; i += nlane) pxd.qfrc_spring.v[pxw * PXS_qfrc_spring + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_qfrc_damper; i += nlane) pxd.qfrc_damper.v[pxw * PXS_qfrc_damper + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_qfrc_gravcomp; i += nlane) pxd.qfrc_gravcomp.v[pxw * PXS_qfrc_gravcomp + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_qfrc_fluid; i += nlane) pxd.qfrc_fluid.v[pxw * PXS_qfrc_fluid + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_qfrc_passive; i += nlane) pxd.qfrc_passive.v[pxw * PXS_qfrc_passive + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_subtree_linvel; i += nlane) pxd.subtree_linvel.v[pxw * PXS_subtree_linvel + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_subtree_angmom; i += nlane) pxd.subtree_angmom.v[pxw * PXS_subtree_angmom + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_qH; i += nlane) pxd.qH.v[pxw * PXS_qH + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_qHDiagInv; i += nlane) pxd.qHDiagInv.v[pxw * PXS_qHDiagInv + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_qDeriv; i += nlane) pxd.qDeriv.v[pxw * PXS_qDeriv + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_qLU; i += nlane) pxd.qLU.v[pxw * PXS_qLU + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_actuator_force; i += nlane) pxd.actuator_force.v[pxw * PXS_actuator_force + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_qfrc_actuator; i += nlane) pxd.qfrc_actuator.v[pxw * PXS_qfrc_actuator + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_qfrc_smooth; i += nlane) pxd.qfrc_smooth.v[pxw * PXS_qfrc_smooth + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_qacc_smooth; i += nlane) pxd.qacc_smooth.v[pxw * PXS_qacc_smooth + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_qfrc_constraint; i += nlane) pxd.qfrc_constraint.v[pxw * PXS_qfrc_constraint + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_qfrc_inverse; i += nlane) pxd.qfrc_inverse.v[pxw * PXS_qfrc_inverse + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_cacc; i += nlane) pxd.cacc.v[pxw * PXS_cacc + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_cfrc_int; i += nlane) pxd.cfrc_int.v[pxw * PXS_cfrc_int + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_cfrc_ext; i += nlane) pxd.cfrc_ext.v[pxw * PXS_cfrc_ext + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_rne_cacc; i += nlane) pxd.rne_cacc.v[pxw * PXS_rne_cacc + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_rne_cfrc; i += nlane) pxd.rne_cfrc.v[pxw * PXS_rne_cfrc + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_rnevel_dcvel; i += nlane) pxd.rnevel_dcvel.v[pxw * PXS_rnevel_dcvel + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_rnevel_dcacc; i += nlane) pxd.rnevel_dcacc.v[pxw * PXS_rnevel_dcacc + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_rnevel_dcfrc; i += nlane) pxd.rnevel_dcfrc.v[pxw * PXS_rnevel_dcfrc + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_rnevel_dcdofdot; i += nlane) pxd.rnevel_dcdofdot.v[pxw * PXS_rnevel_dcdofdot + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_rk4_qpos; i += nlane) pxd.rk4_qpos.v[pxw * PXS_rk4_qpos + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_rk4_qvel; i += nlane) pxd.rk4_qvel.v[pxw * PXS_rk4_qvel + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_rk4_act; i += nlane) pxd.rk4_act.v[pxw * PXS_rk4_act + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_rk4_qacc; i += nlane) pxd.rk4_qacc.v[pxw * PXS_rk4_qacc + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_rk4_act_dot; i += nlane) pxd.rk4_act_dot.v[pxw * PXS_rk4_act_dot + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_rk4_dqvel; i += nlane) pxd.rk4_dqvel.v[pxw * PXS_rk4_dqvel + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_rk4_dqacc; i += nlane) pxd.rk4_dqacc.v[pxw * PXS_rk4_dqacc + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_rk4_dact; i += nlane) pxd.rk4_dact.v[pxw * PXS_rk4_dact + i] = PXL_REAL(0);
+}
 
 #endif  // PX_SHADERS_LAYOUT_GLSL_

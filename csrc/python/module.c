@@ -1727,64 +1727,81 @@ static int vulkanReady(VulkanObject* v) {
   return 1;
 }
 
-// a float64 C-contiguous array of exactly (nworld, n), or NULL with an exception naming it
-static PyArrayObject* batchArg(PyObject* obj, const char* name, npy_intp nworld, npy_intp n) {
-  PyArrayObject* a = (PyArrayObject*)PyArray_FROMANY(obj, NPY_FLOAT64, 2, 2, NPY_ARRAY_IN_ARRAY);
+// a float64 C-contiguous array of (nworld, n) (or (nworld, n / ncol, ncol) when ncol > 1), or
+// NULL with an exception naming it; nworld < 0 takes the array's
+static PyArrayObject* batchArg(PyObject* obj, const char* fn, const char* name, npy_intp nworld,
+                               npy_intp n, npy_intp ncol) {
+  int maxdim = ncol > 1 ? 3 : 2;
+  PyArrayObject* a =
+      (PyArrayObject*)PyArray_FROMANY(obj, NPY_FLOAT64, 2, maxdim, NPY_ARRAY_IN_ARRAY);
   if (!a) {
-    PyErr_Format(PyExc_ValueError, "Vulkan.kinematics: %s must be a 2-D float64 array", name);
+    PyErr_Format(PyExc_ValueError, "Vulkan.%s: %s must be a 2-D float64 array", fn, name);
     return NULL;
   }
-  if ((nworld >= 0 && PyArray_DIM(a, 0) != nworld) || PyArray_DIM(a, 1) != n) {
-    PyErr_Format(PyExc_ValueError,
-                 "Vulkan.kinematics: %s has shape (%zd, %zd); expected (nworld, %zd)", name,
-                 (Py_ssize_t)PyArray_DIM(a, 0), (Py_ssize_t)PyArray_DIM(a, 1), (Py_ssize_t)n);
+  npy_intp cols = PyArray_DIM(a, 1);
+  int ok = 1;
+  if (PyArray_NDIM(a) == 3) {
+    ok = PyArray_DIM(a, 2) == ncol;
+    cols *= PyArray_DIM(a, 2);
+  }
+  if (!ok || (nworld >= 0 && PyArray_DIM(a, 0) != nworld) || cols != n) {
+    if (PyArray_NDIM(a) == 3) {
+      PyErr_Format(PyExc_ValueError,
+                   "Vulkan.%s: %s has shape (%zd, %zd, %zd); expected (nworld, %zd, %zd)", fn, name,
+                   (Py_ssize_t)PyArray_DIM(a, 0), (Py_ssize_t)PyArray_DIM(a, 1),
+                   (Py_ssize_t)PyArray_DIM(a, 2), (Py_ssize_t)(n / ncol), (Py_ssize_t)ncol);
+    } else {
+      PyErr_Format(PyExc_ValueError, "Vulkan.%s: %s has shape (%zd, %zd); expected (nworld, %zd)",
+                   fn, name, (Py_ssize_t)PyArray_DIM(a, 0), (Py_ssize_t)PyArray_DIM(a, 1),
+                   (Py_ssize_t)n);
+    }
     Py_DECREF(a);
     return NULL;
   }
   return a;
 }
 
-// kinematics(model, qpos, mocap_pos=None, mocap_quat=None, precision="fp64", lanes=1) -> dict
-static PyObject* vulkan_kinematics(PyObject* self, PyObject* args, PyObject* kwds) {
-  VulkanObject* v = (VulkanObject*)self;
-  static char* kwlist[] = {"model", "qpos", "mocap_pos", "mocap_quat", "precision", "lanes", NULL};
-  PyObject *model, *qposobj, *mposobj = Py_None, *mquatobj = Py_None;
-  const char* precision = "fp64";
-  int lanes = 1;
-  if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!O|OOsi:kinematics", kwlist, &ModelType, &model,
-                                   &qposobj, &mposobj, &mquatobj, &precision, &lanes)) {
-    return NULL;
-  }
-  if (!vulkanReady(v)) return NULL;
+// the phases a Vulkan method runs
+enum { VK_KINEMATICS = 0, VK_FORWARD, VK_STEP };
+
+// per-world inputs of a phase, in keyword order after (model, qpos): name, pointer to the
+// argument, elements per world, columns (for a 3-D form)
+typedef struct {
+  const char* name;
+  PyObject* obj;
+  PyArrayObject* arr;
+} batchInput;
+
+// one phase over a batch: qpos fixes nworld, every other input is (nworld, size) or absent
+// (the reset state: zeros, mocap from the body frames); returns a dict of (nworld, ...) copies
+// of every data block (and "time" for the step)
+static PyObject* vulkanRun(VulkanObject* v, PyObject* model, PyObject* qposobj, batchInput* in,
+                           int nin, PyObject* timeobj, const char* precision, int lanes, int nstep,
+                           int phase, const char* fn) {
   int p64;
   if (!strcmp(precision, "fp64")) {
     p64 = 1;
   } else if (!strcmp(precision, "fp32")) {
     p64 = 0;
   } else {
-    PyErr_Format(PyExc_ValueError,
-                 "Vulkan.kinematics: precision must be 'fp64' or 'fp32', got '%s'", precision);
+    PyErr_Format(PyExc_ValueError, "Vulkan.%s: precision must be 'fp64' or 'fp32', got '%s'", fn,
+                 precision);
     return NULL;
   }
   const pxModel* m = ((ModelObject*)model)->m;
-  PyArrayObject *qpos = NULL, *mpos = NULL, *mquat = NULL;
+  PyArrayObject *qpos = NULL, *time = NULL;
   PyObject* result = NULL;
   pxWorlds* w = NULL;
-  qpos = batchArg(qposobj, "qpos", -1, m->nq);
+  pxStatus st;
+  for (int i = 0; i < nin; i++) in[i].arr = NULL;
+  qpos = batchArg(qposobj, fn, "qpos", -1, m->nq, 1);
   if (!qpos) goto error;
   npy_intp nworld = PyArray_DIM(qpos, 0);
   if (nworld < 1 || nworld > (1 << 24)) {
-    PyErr_Format(PyExc_ValueError, "Vulkan.kinematics: nworld must be 1 to %d, got %zd", 1 << 24,
+    PyErr_Format(PyExc_ValueError, "Vulkan.%s: nworld must be 1 to %d, got %zd", fn, 1 << 24,
                  (Py_ssize_t)nworld);
     goto error;
   }
-  if (mposobj != Py_None && !(mpos = batchArg(mposobj, "mocap_pos", nworld, 3 * m->nmocap))) {
-    goto error;
-  }
-  if (mquatobj != Py_None && !(mquat = batchArg(mquatobj, "mocap_quat", nworld, 4 * m->nmocap))) {
-    goto error;
-  }
-  pxStatus st;
   px_statusClear(&st);
   w = px_makeWorlds(m, (int)nworld, &st);
   if (!w) {
@@ -1792,14 +1809,48 @@ static PyObject* vulkan_kinematics(PyObject* self, PyObject* args, PyObject* kwd
     goto error;
   }
   memcpy(w->qpos, PyArray_DATA(qpos), sizeof(pxtNum) * (size_t)(nworld * m->nq));
-  if (mpos)
-    memcpy(w->mocap_pos, PyArray_DATA(mpos), sizeof(pxtNum) * (size_t)(nworld * 3 * m->nmocap));
-  if (mquat) {
-    memcpy(w->mocap_quat, PyArray_DATA(mquat), sizeof(pxtNum) * (size_t)(nworld * 4 * m->nmocap));
+  for (int i = 0; i < nin; i++) {
+    if (in[i].obj == Py_None) continue;
+    long n = px_dataFieldSize(m, in[i].name);
+    pxtNum* dst = NULL;
+    npy_intp ncol = 1;
+#define X(type, fname, nr, nc)                    \
+  if (!strcmp(in[i].name, #fname)) {              \
+    dst = (pxtNum*)(void*)w->fname;               \
+    ncol = strcmp(#nc, "1") ? (npy_intp)(nc) : 1; \
   }
+    PX_DATA_FIELDS(X)
+#undef X
+    if (!dst || n < 0) {
+      PyErr_Format(PyExc_SystemError, "Vulkan.%s: unknown input %s", fn, in[i].name);
+      goto error;
+    }
+    in[i].arr = batchArg(in[i].obj, fn, in[i].name, nworld, (npy_intp)n, ncol);
+    if (!in[i].arr) goto error;
+    memcpy(dst, PyArray_DATA(in[i].arr), sizeof(pxtNum) * (size_t)nworld * (size_t)n);
+  }
+  if (timeobj && timeobj != Py_None) {
+    time = (PyArrayObject*)PyArray_FROMANY(timeobj, NPY_FLOAT64, 1, 1, NPY_ARRAY_IN_ARRAY);
+    if (!time || PyArray_DIM(time, 0) != nworld) {
+      PyErr_Clear();
+      PyErr_Format(PyExc_ValueError, "Vulkan.%s: time must be a float64 array of shape (%zd,)", fn,
+                   (Py_ssize_t)nworld);
+      goto error;
+    }
+    memcpy(w->time, PyArray_DATA(time), sizeof(pxtNum) * (size_t)nworld);
+  }
+
   pxtStatus code;
-  Py_BEGIN_ALLOW_THREADS code = pxv_kinematicsLanes(v->ctx, m, w, p64, lanes, &st);
-  Py_END_ALLOW_THREADS if (code != PX_OK) {
+  Py_BEGIN_ALLOW_THREADS;
+  if (phase == VK_KINEMATICS) {
+    code = pxv_kinematicsLanes(v->ctx, m, w, p64, lanes, &st);
+  } else if (phase == VK_FORWARD) {
+    code = pxv_forward(v->ctx, m, w, p64, lanes, &st);
+  } else {
+    code = pxv_step(v->ctx, m, w, p64, lanes, nstep, &st);
+  }
+  Py_END_ALLOW_THREADS;
+  if (code != PX_OK) {
     py_raise(&st);
     goto error;
   }
@@ -1807,9 +1858,6 @@ static PyObject* vulkan_kinematics(PyObject* self, PyObject* args, PyObject* kwd
   // every data block, copied out as (nworld, nrow[, ncol])
   result = PyDict_New();
   if (!result) goto error;
-  {
-    pxData d0;
-    px_worldView(w, 0, &d0);
 #define X(type, fname, nr, nc)                                           \
   {                                                                      \
     npy_intp dims[3] = {nworld, m->nr, (nc)};                            \
@@ -1822,22 +1870,98 @@ static PyObject* vulkan_kinematics(PyObject* self, PyObject* args, PyObject* kwd
     Py_DECREF(arr);                                                      \
     if (bad) goto error;                                                 \
   }
-    PX_DATA_FIELDS(X)
+  PX_DATA_FIELDS(X)
 #undef X
+  if (phase == VK_STEP) {
+    npy_intp dims[1] = {nworld};
+    PyObject* arr = PyArray_SimpleNew(1, dims, NPY_FLOAT64);
+    if (!arr) goto error;
+    memcpy(PyArray_DATA((PyArrayObject*)arr), w->time, sizeof(pxtNum) * (size_t)nworld);
+    int bad = PyDict_SetItemString(result, "time", arr);
+    Py_DECREF(arr);
+    if (bad) goto error;
   }
   px_freeWorlds(w);
   Py_DECREF(qpos);
-  Py_XDECREF(mpos);
-  Py_XDECREF(mquat);
+  Py_XDECREF(time);
+  for (int i = 0; i < nin; i++) Py_XDECREF(in[i].arr);
   return result;
 
 error:
   px_freeWorlds(w);
   Py_XDECREF(qpos);
-  Py_XDECREF(mpos);
-  Py_XDECREF(mquat);
+  Py_XDECREF(time);
+  for (int i = 0; i < nin; i++) Py_XDECREF(in[i].arr);
   Py_XDECREF(result);
   return NULL;
+}
+
+// kinematics(model, qpos, mocap_pos=None, mocap_quat=None, precision="fp64", lanes=1) -> dict
+static PyObject* vulkan_kinematics(PyObject* self, PyObject* args, PyObject* kwds) {
+  VulkanObject* v = (VulkanObject*)self;
+  static char* kwlist[] = {"model", "qpos", "mocap_pos", "mocap_quat", "precision", "lanes", NULL};
+  PyObject *model, *qposobj;
+  batchInput in[2] = {{"mocap_pos", Py_None, NULL}, {"mocap_quat", Py_None, NULL}};
+  const char* precision = "fp64";
+  int lanes = 1;
+  if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!O|OOsi:kinematics", kwlist, &ModelType, &model,
+                                   &qposobj, &in[0].obj, &in[1].obj, &precision, &lanes)) {
+    return NULL;
+  }
+  if (!vulkanReady(v)) return NULL;
+  return vulkanRun(v, model, qposobj, in, 2, NULL, precision, lanes, 0, VK_KINEMATICS,
+                   "kinematics");
+}
+
+// forward(model, qpos, qvel, act=None, ctrl=None, qfrc_applied=None, xfrc_applied=None,
+//         mocap_pos=None, mocap_quat=None, precision="fp64", lanes=1) -> dict
+static PyObject* vulkan_forward(PyObject* self, PyObject* args, PyObject* kwds) {
+  VulkanObject* v = (VulkanObject*)self;
+  static char* kwlist[] = {"model",      "qpos",         "qvel",         "act",
+                           "ctrl",       "qfrc_applied", "xfrc_applied", "mocap_pos",
+                           "mocap_quat", "precision",    "lanes",        NULL};
+  PyObject *model, *qposobj;
+  batchInput in[7] = {{"qvel", Py_None, NULL},         {"act", Py_None, NULL},
+                      {"ctrl", Py_None, NULL},         {"qfrc_applied", Py_None, NULL},
+                      {"xfrc_applied", Py_None, NULL}, {"mocap_pos", Py_None, NULL},
+                      {"mocap_quat", Py_None, NULL}};
+  const char* precision = "fp64";
+  int lanes = 1;
+  if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!OO|OOOOOOsi:forward", kwlist, &ModelType, &model,
+                                   &qposobj, &in[0].obj, &in[1].obj, &in[2].obj, &in[3].obj,
+                                   &in[4].obj, &in[5].obj, &in[6].obj, &precision, &lanes)) {
+    return NULL;
+  }
+  if (!vulkanReady(v)) return NULL;
+  return vulkanRun(v, model, qposobj, in, 7, NULL, precision, lanes, 0, VK_FORWARD, "forward");
+}
+
+// step(model, qpos, qvel, act=None, ctrl=None, qfrc_applied=None, nstep=1, xfrc_applied=None,
+//      mocap_pos=None, mocap_quat=None, time=None, precision="fp64", lanes=1) -> dict
+static PyObject* vulkan_step(PyObject* self, PyObject* args, PyObject* kwds) {
+  VulkanObject* v = (VulkanObject*)self;
+  static char* kwlist[] = {"model",        "qpos",      "qvel",         "act",       "ctrl",
+                           "qfrc_applied", "nstep",     "xfrc_applied", "mocap_pos", "mocap_quat",
+                           "time",         "precision", "lanes",        NULL};
+  PyObject *model, *qposobj, *timeobj = Py_None;
+  batchInput in[7] = {{"qvel", Py_None, NULL},         {"act", Py_None, NULL},
+                      {"ctrl", Py_None, NULL},         {"qfrc_applied", Py_None, NULL},
+                      {"xfrc_applied", Py_None, NULL}, {"mocap_pos", Py_None, NULL},
+                      {"mocap_quat", Py_None, NULL}};
+  const char* precision = "fp64";
+  int lanes = 1, nstep = 1;
+  if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!OO|OOOiOOOOsi:step", kwlist, &ModelType, &model,
+                                   &qposobj, &in[0].obj, &in[1].obj, &in[2].obj, &in[3].obj, &nstep,
+                                   &in[4].obj, &in[5].obj, &in[6].obj, &timeobj, &precision,
+                                   &lanes)) {
+    return NULL;
+  }
+  if (!vulkanReady(v)) return NULL;
+  if (nstep < 1 || nstep > 100000) {
+    PyErr_Format(PyExc_ValueError, "Vulkan.step: nstep must be 1 to 100000, got %d", nstep);
+    return NULL;
+  }
+  return vulkanRun(v, model, qposobj, in, 7, timeobj, precision, lanes, nstep, VK_STEP, "step");
 }
 
 static PyObject* vulkan_get_device(PyObject* self, void* closure) {
@@ -1865,6 +1989,16 @@ static PyMethodDef vulkanMethods[] = {
     {"kinematics", (PyCFunction)(void (*)(void))vulkan_kinematics, METH_VARARGS | METH_KEYWORDS,
      "kinematics(model, qpos, mocap_pos=None, mocap_quat=None, precision='fp64', lanes=1) -> "
      "dict of (nworld, ...) arrays: forward kinematics of a batch of worlds on the device"},
+    {"forward", (PyCFunction)(void (*)(void))vulkan_forward, METH_VARARGS | METH_KEYWORDS,
+     "forward(model, qpos, qvel, act=None, ctrl=None, qfrc_applied=None, xfrc_applied=None, "
+     "mocap_pos=None, mocap_quat=None, precision='fp64', lanes=1) -> dict of (nworld, ...) "
+     "arrays: mj_forward (no constraints) of a batch of worlds on the device; inputs are "
+     "(nworld, size) arrays, absent ones zero (mocap: the body frames)"},
+    {"step", (PyCFunction)(void (*)(void))vulkan_step, METH_VARARGS | METH_KEYWORDS,
+     "step(model, qpos, qvel, act=None, ctrl=None, qfrc_applied=None, nstep=1, "
+     "xfrc_applied=None, mocap_pos=None, mocap_quat=None, time=None, precision='fp64', "
+     "lanes=1) -> dict of (nworld, ...) arrays and 'time' (nworld,): nstep calls of mj_step "
+     "(Euler or implicitfast, no constraints) per world on the device"},
     {NULL, NULL, 0, NULL}};
 
 static PyGetSetDef vulkanGetSet[] = {

@@ -450,8 +450,10 @@ void pxv_contextDestroy(pxvContext* ctx) {
   if (!ctx) return;
   if (ctx->device) {
     ctx->vk.vkDeviceWaitIdle(ctx->device);
-    for (int p = 0; p < 2; p++) {
-      for (int l = 0; l < PXV_NLANES; l++) pxv_pipelineDestroy(ctx, ctx->kinematics[p][l]);
+    for (int ph = 0; ph < PXV_NPHASE; ph++) {
+      for (int p = 0; p < 2; p++) {
+        for (int l = 0; l < PXV_NLANES; l++) pxv_pipelineDestroy(ctx, ctx->pipelines[ph][p][l]);
+      }
     }
     if (ctx->commandPool) ctx->vk.vkDestroyCommandPool(ctx->device, ctx->commandPool, NULL);
     ctx->vk.vkDestroyDevice(ctx->device, NULL);

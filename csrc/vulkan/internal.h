@@ -19,6 +19,17 @@
 // lane counts with a cached pipeline (specialization constant 0 = local_size_x)
 #define PXV_NLANES 6
 
+// entry points (shaders/<name>.comp): kinematics, forward, and the state checks, the integration
+// and RK4 of the step phase
+enum {
+  PXV_PHASE_KINEMATICS = 0,
+  PXV_PHASE_FORWARD,
+  PXV_PHASE_CHECK,
+  PXV_PHASE_INTEGRATE,
+  PXV_PHASE_RK4,
+  PXV_NPHASE
+};
+
 // Check a VkResult: on failure record the result name, the call and the line in st (which
 // must not be NULL), then jump to the function's `cleanup` label.
 #define PXV_CHECK(st, call)                                                     \
@@ -67,7 +78,7 @@ struct pxvContext_ {
   char message[512];  // the last one
   char report[2048];  // device pick: one line per physical device
 
-  pxvPipeline* kinematics[2][PXV_NLANES];  // [fp64][log2 lanes], built on first use
+  pxvPipeline* pipelines[PXV_NPHASE][2][PXV_NLANES];  // [phase][fp64][log2 lanes], on first use
   pxvTiming timing;
 };
 

@@ -406,6 +406,16 @@ static int test_argument_errors(void) {
   ENSURE(strstr(st.msg, "lanes") != NULL);
   ENSURE(pxv_kinematics(NULL, model, w, 1, &st) == PX_ERR_ARG);
   ENSURE(pxv_kinematics(ctx, model, w, 1, &st) == PX_OK);
+
+  // forward and step: argument errors before any model check or GPU work
+  ENSURE(pxv_forward(NULL, model, w, 1, 1, &st) == PX_ERR_ARG);
+  ENSURE(pxv_forward(ctx, other, w, 1, 1, &st) == PX_ERR_ARG);
+  ENSURE(strstr(st.msg, "pxv_forward") != NULL);
+  ENSURE(pxv_step(ctx, model, w, 1, 1, 0, &st) == PX_ERR_ARG);
+  ENSURE(strstr(st.msg, "nstep") != NULL);
+  ENSURE(pxv_step(ctx, model, w, 1, 1, 100001, &st) == PX_ERR_ARG);
+  ENSURE(pxv_step(ctx, model, w, 5, 1, 1, &st) == PX_ERR_ARG);
+  ENSURE(pxv_step(ctx, model, NULL, 1, 1, 1, &st) == PX_ERR_ARG);
   px_freeWorlds(w);
   px_freeModel(other);
   return 0;

@@ -28,7 +28,7 @@ typedef struct {
   int requireFloat64;  // nonzero: reject devices without shaderFloat64
 } pxvContextDef;
 
-// Timings of the last pxv_kinematics call, in milliseconds (host clock).
+// Timings of the last call of a phase, in milliseconds (host clock).
 typedef struct {
   double pipeline;  // pipeline creation (0 when cached)
   double upload;    // buffer creation and upload of the model and the worlds
@@ -81,7 +81,22 @@ pxtStatus pxv_kinematics(pxvContext* ctx, const pxModel* m, pxWorlds* w, int pre
 pxtStatus pxv_kinematicsLanes(pxvContext* ctx, const pxModel* m, pxWorlds* w, int precision64,
                               int lanes, pxStatus* st);
 
-// Timings of the last pxv_kinematics call.
+// Forward dynamics (mj_forward without constraint rows: csrc/kern/phase.h, the stage order of
+// px_forward) of every world of w on the GPU, `lanes` invocations per world; uploads and reads
+// back every data block as pxv_kinematicsLanes does. Fails before any GPU work, as px_forward
+// does, on a model px_forwardCheck refuses.
+pxtStatus pxv_forward(pxvContext* ctx, const pxModel* m, pxWorlds* w, int precision64, int lanes,
+                      pxStatus* st);
+
+// nstep steps (mj_step: forward, then the model's integrator (Euler, implicit, implicitfast or
+// RK4), with MuJoCo's autoreset on bad values) of every world of w on the GPU, w->time advanced
+// and read back with every data block. Fails before any GPU work on a model px_integratorCheck
+// or px_forwardCheck refuses. nstep is 1 to 100000 (one step records 5 dispatches, RK4 11, per
+// chunk of worlds in one command buffer).
+pxtStatus pxv_step(pxvContext* ctx, const pxModel* m, pxWorlds* w, int precision64, int lanes,
+                   int nstep, pxStatus* st);
+
+// Timings of the last pxv_kinematics, pxv_forward or pxv_step call.
 void pxv_lastTiming(const pxvContext* ctx, pxvTiming* out);
 
 #endif  // PX_INCLUDE_PX_PXVULKAN_H_
