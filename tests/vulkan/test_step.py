@@ -179,7 +179,9 @@ def test_step_fp64_bitwise(vk, case):
     assert vk.validation_messages == 0
 
 
-@pytest.mark.parametrize("lanes", [4, 32])
+# lanes 32 and fp32 compile two more pipeline sets, minutes each on a cold lavapipe cache: they
+# run in `make gpu-check`, not in `make test`
+@pytest.mark.parametrize("lanes", [4, pytest.param(32, marks=pytest.mark.slow)])
 def test_lanes_bitwise(vk, lanes):
     """Several lanes per world (lane-strided loops, barriers between stages): the same bits."""
     if not vk.fp64:
@@ -226,6 +228,7 @@ def test_autoreset_bitwise(vk):
     assert vk.validation_messages == 0
 
 
+@pytest.mark.slow
 def test_fp32_close(vk, full):
     """fp32 on the device against the fp64 CPU, 3 worlds per model: forward's arrays and the
     state after 1 and 3 steps within FP32_TOL (measured on lavapipe: at most 3.9e-6 on the fast
