@@ -82,6 +82,10 @@ if san:
 ext = Extension(
     "phalanx._core",
     sources=_sources(),
+    # every header: editing a kernel header rebuilds the extension (setuptools recompiles the
+    # sources when a dependency is newer than the extension)
+    depends=sorted(glob.glob(os.path.join("csrc", "**", "*.h"), recursive=True)
+                   + glob.glob(os.path.join("csrc", "**", "*.inc"), recursive=True)),
     include_dirs=[os.path.join("csrc", "include"), "csrc", numpy.get_include()],
     define_macros=[("_POSIX_C_SOURCE", "200809L"), ("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION"),
                    ("VK_NO_PROTOTYPES", "1")],
