@@ -179,9 +179,10 @@ def test_step_fp64_bitwise(vk, case):
     assert vk.validation_messages == 0
 
 
-# lanes 32 and fp32 compile two more pipeline sets, minutes each on a cold lavapipe cache: they
-# run in `make gpu-check`, not in `make test`
-@pytest.mark.parametrize("lanes", [4, pytest.param(32, marks=pytest.mark.slow)])
+# more lanes and fp32 compile more pipeline sets, minutes each on a cold lavapipe cache: they run
+# in `make gpu-check`, not in `make test` (where tests/c/test_vulkan.c covers 32 lanes for kinematics)
+@pytest.mark.slow
+@pytest.mark.parametrize("lanes", [4, 32])
 def test_lanes_bitwise(vk, lanes):
     """Several lanes per world (lane-strided loops, barriers between stages): the same bits."""
     if not vk.fp64:
