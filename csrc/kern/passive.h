@@ -156,17 +156,11 @@ PX_FN void pxk_psLocalWind(PX_MDC PX_OUT(PX_REAL, res, 3), PX_IN(PX_REAL, pos, 3
   for (int k = 0; k < 3; k++) res[k] = rot[k] * lin[0] + rot[3 + k] * lin[1] + rot[6 + k] * lin[2];
 }
 
-// fluid force and torque on body i from its equivalent inertia box (mj_inertiaBoxFluidModel)
-PX_FN void pxk_psInertiaBoxFluid(PX_MDC int i) {
-  PXR box[3];
-  PXR lvel[6];
+// the inertia-box model's setup for body i: the box's semi-axes, the com velocity relative to the
+// wind in the body's inertial frame, and that frame (pos, rot)
+PX_FN void pxk_psBoxFluidFrame(PX_MDC int i, PX_OUT(PX_REAL, box, 3), PX_OUT(PX_REAL, lvel, 6),
+                               PX_OUT(PX_REAL, pos, 3), PX_OUT(PX_REAL, rot, 9)) {
   PXR lwind[3];
-  PXR lfrc[6];
-  PXR pos[3];
-  PXR rot[9];
-  PXR f3[3];
-  PXR frc[3];
-  PXR trq[3];
   PXR mass = M(body_mass, i);
   PXR i0 = M(body_inertia, 3 * i);
   PXR i1 = M(body_inertia, 3 * i + 1);
@@ -187,6 +181,19 @@ PX_FN void pxk_psInertiaBoxFluid(PX_MDC int i) {
   pxk_psObjectVelocity(PX_MDARGC lvel, pos, rot, i);
   pxk_psLocalWind(PX_MDARGC lwind, pos, rot, M(body_rootid, i));
   for (int k = 0; k < 3; k++) lvel[3 + k] = lvel[3 + k] - lwind[k];
+}
+
+// fluid force and torque on body i from its equivalent inertia box (mj_inertiaBoxFluidModel)
+PX_FN void pxk_psInertiaBoxFluid(PX_MDC int i) {
+  PXR box[3];
+  PXR lvel[6];
+  PXR lfrc[6];
+  PXR pos[3];
+  PXR rot[9];
+  PXR f3[3];
+  PXR frc[3];
+  PXR trq[3];
+  pxk_psBoxFluidFrame(PX_MDARGC i, box, lvel, pos, rot);
   for (int k = 0; k < 6; k++) lfrc[k] = PX_ZERO;
 
   // viscous force and torque of the equivalent sphere
