@@ -89,6 +89,38 @@ void main() {
 EOF
 
 fail=0
+
+# check_stage NAME WHAT OPT...: compiles $tmp/NAME_check.comp (a stage header group through the
+# generated layout, as the shaders are built) for fp64 and fp32 at each optimization level OPT,
+# and lints every module with scripts/spirv_lint.py --strict; on a finding, a -g build names the
+# source lines. Sets fail=1 on any failure.
+check_stage() {
+  local name=$1 what=$2
+  shift 2
+  local variant opt spv
+  local -a defs
+  for variant in f64 f32; do
+    defs=()
+    [ $variant = f32 ] && defs=(-DPX_FP32)
+    for opt in "$@"; do
+      spv="$tmp/${name}_$variant$opt.spv"
+      if ! glslc -fshader-stage=compute --target-env=vulkan1.2 $opt "${defs[@]}" -Icsrc -I. \
+        -o "$spv" "$tmp/${name}_check.comp"; then
+        echo "${name}_$variant$opt: $what does not compile"
+        fail=1
+        continue
+      fi
+      if ! python3 scripts/spirv_lint.py --strict "$spv"; then
+        echo "${name}_$variant$opt: $what fail the SPIR-V lint"
+        glslc -fshader-stage=compute --target-env=vulkan1.2 $opt -g "${defs[@]}" -Icsrc -I. \
+          -o "$tmp/${name}_${variant}_g.spv" "$tmp/${name}_check.comp" &&
+          python3 scripts/spirv_lint.py --strict "$tmp/${name}_${variant}_g.spv" |
+          grep ": \(warning\|error\): " || true
+        fail=1
+      fi
+    done
+  done
+}
 for src in libm_check integrate_check; do
 for variant in fp64 fp32; do
   defs=""
@@ -182,18 +214,7 @@ void main() {
   pxk_tendonVelocity(PX_MDARG);
 }
 EOF
-for variant in f64 f32; do
-  defs=""
-  if [ "$variant" = f32 ]; then defs="-DPX_FP32"; fi
-  for opt in -O0 -O; do
-    glslc -fshader-stage=compute --target-env=vulkan1.2 -std=460 $opt $defs -Icsrc -I. \
-      -o "$tmp/stages_$variant$opt.spv" "$tmp/stages_check.comp"
-  done
-done
-if ! python3 scripts/spirv_lint.py --strict "$tmp"/stages_*.spv; then
-  echo "stages: tendon.h/transmission.h fail the SPIR-V lint"
-  fail=1
-fi
+check_stage stages "tendon.h/transmission.h" -O0 -O
 
 # the smooth-dynamics stages (csrc/kern/smooth.h, jac.h) through the generated layout, every
 # entry point called, fp64 and fp32, linted like the shaders (scripts/spirv_lint.py --strict)
@@ -241,18 +262,7 @@ void main() {
   for (int k = 0; k < 6; k++) D(cacc, k) = v[k];
 }
 EOF
-for variant in f64 f32; do
-  defs=""
-  if [ "$variant" = f32 ]; then defs="-DPX_FP32"; fi
-  glslc -fshader-stage=compute --target-env=vulkan1.2 -O $defs -Icsrc \
-    -o "$tmp/smooth_$variant.spv" "$tmp/smooth_check.comp"
-done
-if ! python3 scripts/spirv_lint.py --strict "$tmp/smooth_f64.spv" "$tmp/smooth_f32.spv"; then
-  glslc -fshader-stage=compute --target-env=vulkan1.2 -O -g -Icsrc -o "$tmp/smooth_g.spv" \
-    "$tmp/smooth_check.comp"
-  python3 scripts/spirv_lint.py --strict "$tmp/smooth_g.spv" | grep ": \(warning\|error\): " || true
-  fail=1
-fi
+check_stage smooth "smooth.h/jac.h" -O
 
 # the force stages (csrc/kern/passive.h, actuation.h) through the generated layout, as the stage
 # shaders are built (scripts/build_shaders.sh flags), fp64 and fp32, each -O module linted by
@@ -282,24 +292,7 @@ void main() {
   pxk_actuation(PX_MDARG);
 }
 EOF
-for variant in f64 f32; do
-  defs=()
-  [ $variant = f32 ] && defs=(-DPX_FP32)
-  spv="$tmp/forces_$variant.spv"
-  if ! glslc -fshader-stage=compute --target-env=vulkan1.2 -O "${defs[@]}" -Icsrc -I. \
-    -o "$spv" "$tmp/forces_check.comp"; then
-    echo "forces_$variant: does not compile"
-    fail=1
-    continue
-  fi
-  if ! python3 scripts/spirv_lint.py --strict "$spv"; then
-    glslc -fshader-stage=compute --target-env=vulkan1.2 -O -g "${defs[@]}" -Icsrc -I. \
-      -o "$tmp/forces_${variant}_g.spv" "$tmp/forces_check.comp" &&
-      python3 scripts/spirv_lint.py --strict "$tmp/forces_${variant}_g.spv" |
-      grep ": \(warning\|error\): " || true
-    fail=1
-  fi
-done
+check_stage forces "passive.h/actuation.h" -O
 
 # the velocity derivative of the bias force (csrc/kern/derivative.h), the fluid force and muscle
 # gain derivatives (csrc/kern/fluidderiv.h) and the tendon armature bias (csrc/kern/tendonbias.h)
@@ -338,18 +331,7 @@ void main() {
   }
 }
 EOF
-for variant in f64 f32; do
-  defs=""
-  if [ "$variant" = f32 ]; then defs="-DPX_FP32"; fi
-  for opt in -O0 -O; do
-    glslc -fshader-stage=compute --target-env=vulkan1.2 $opt $defs -Icsrc \
-      -o "$tmp/deriv_$variant$opt.spv" "$tmp/deriv_check.comp"
-  done
-done
-if ! python3 scripts/spirv_lint.py --strict "$tmp"/deriv_*.spv; then
-  echo "deriv: derivative.h/fluidderiv.h/tendonbias.h fail the SPIR-V lint"
-  fail=1
-fi
+check_stage deriv "derivative.h/fluidderiv.h/tendonbias.h" -O0 -O
 
 # the post-step quantities and energy (csrc/kern/post.h) through the generated layout, every
 # entry point called, fp64 and fp32, -O, linted by spirv_lint.py --strict
@@ -399,24 +381,7 @@ void main() {
   for (int k = 0; k < 6; k++) D(qacc_smooth, k) = a[k];
 }
 EOF
-for variant in f64 f32; do
-  defs=()
-  [ $variant = f32 ] && defs=(-DPX_FP32)
-  spv="$tmp/post_$variant.spv"
-  if ! glslc -fshader-stage=compute --target-env=vulkan1.2 -O "${defs[@]}" -Icsrc -I. \
-    -o "$spv" "$tmp/post_check.comp"; then
-    echo "post_$variant: does not compile"
-    fail=1
-    continue
-  fi
-  if ! python3 scripts/spirv_lint.py --strict "$spv"; then
-    glslc -fshader-stage=compute --target-env=vulkan1.2 -O -g "${defs[@]}" -Icsrc -I. \
-      -o "$tmp/post_${variant}_g.spv" "$tmp/post_check.comp" &&
-      python3 scripts/spirv_lint.py --strict "$tmp/post_${variant}_g.spv" |
-      grep ": \(warning\|error\): " || true
-    fail=1
-  fi
-done
+check_stage post "post.h" -O
 
 if [ "$fail" != 0 ]; then
   echo "check_kern_glsl: FAILED"
