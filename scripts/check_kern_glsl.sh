@@ -97,21 +97,24 @@ fail=0
 check_stage() {
   local name=$1 what=$2
   shift 2
-  local variant opt spv
+  local variant opt spv sfx
   local -a defs
   for variant in f64 f32; do
     defs=()
     [ $variant = f32 ] && defs=(-DPX_FP32)
     for opt in "$@"; do
-      spv="$tmp/${name}_$variant$opt.spv"
+      # modules are named NAME_VARIANT.spv, with the level appended where a group has two
+      sfx=$opt
+      [ $# -eq 1 ] && sfx=""
+      spv="$tmp/${name}_$variant$sfx.spv"
       if ! glslc -fshader-stage=compute --target-env=vulkan1.2 $opt "${defs[@]}" -Icsrc -I. \
         -o "$spv" "$tmp/${name}_check.comp"; then
-        echo "${name}_$variant$opt: $what does not compile"
+        echo "${name}_$variant$sfx: $what does not compile"
         fail=1
         continue
       fi
       if ! python3 scripts/spirv_lint.py --strict "$spv"; then
-        echo "${name}_$variant$opt: $what fail the SPIR-V lint"
+        echo "${name}_$variant$sfx: $what fail the SPIR-V lint"
         glslc -fshader-stage=compute --target-env=vulkan1.2 $opt -g "${defs[@]}" -Icsrc -I. \
           -o "$tmp/${name}_${variant}_g.spv" "$tmp/${name}_check.comp" &&
           python3 scripts/spirv_lint.py --strict "$tmp/${name}_${variant}_g.spv" |
