@@ -156,6 +156,24 @@ PX_FN void pxk_psLocalWind(PX_MDC PX_OUT(PX_REAL, res, 3), PX_IN(PX_REAL, pos, 3
   for (int k = 0; k < 3; k++) res[k] = rot[k] * lin[0] + rot[3 + k] * lin[1] + rot[6 + k] * lin[2];
 }
 
+// a local force/torque lfrc (torque, then force, in the frame rot) applied at pos on body, as
+// fluid force (the last step of both fluid models)
+PX_FN void pxk_psApplyLocalFT(PX_MDC PX_IN(PX_REAL, lfrc, 6), PX_IN(PX_REAL, rot, 9),
+                              PX_IN(PX_REAL, pos, 3), int body) {
+  PXR f3[3];
+  PXR frc[3];
+  PXR trq[3];
+  f3[0] = lfrc[0];
+  f3[1] = lfrc[1];
+  f3[2] = lfrc[2];
+  pxk_mulMatVec3(trq, rot, f3);
+  f3[0] = lfrc[3];
+  f3[1] = lfrc[4];
+  f3[2] = lfrc[5];
+  pxk_mulMatVec3(frc, rot, f3);
+  pxk_psApplyFT(PX_MDARGC frc, trq, 1, pos, body, PXK_PS_FLUID);
+}
+
 // the inertia-box model's setup for body i: the box's semi-axes, the com velocity relative to the
 // wind in the body's inertial frame, and that frame (pos, rot)
 PX_FN void pxk_psBoxFluidFrame(PX_MDC int i, PX_OUT(PX_REAL, box, 3), PX_OUT(PX_REAL, lvel, 6),
@@ -190,9 +208,6 @@ PX_FN void pxk_psInertiaBoxFluid(PX_MDC int i) {
   PXR lfrc[6];
   PXR pos[3];
   PXR rot[9];
-  PXR f3[3];
-  PXR frc[3];
-  PXR trq[3];
   pxk_psBoxFluidFrame(PX_MDARGC i, box, lvel, pos, rot);
   for (int k = 0; k < 6; k++) lfrc[k] = PX_ZERO;
 
@@ -223,15 +238,7 @@ PX_FN void pxk_psInertiaBoxFluid(PX_MDC int i) {
   }
 
   // to the global frame, applied at the body's center of mass
-  f3[0] = lfrc[0];
-  f3[1] = lfrc[1];
-  f3[2] = lfrc[2];
-  pxk_mulMatVec3(trq, rot, f3);
-  f3[0] = lfrc[3];
-  f3[1] = lfrc[4];
-  f3[2] = lfrc[5];
-  pxk_mulMatVec3(frc, rot, f3);
-  pxk_psApplyFT(PX_MDARGC frc, trq, 1, pos, i, PXK_PS_FLUID);
+  pxk_psApplyLocalFT(PX_MDARGC lfrc, rot, pos, i);
 }
 
 // fluid forces of the ellipsoid model: added mass (mj_addedMassForces without accelerations) and
@@ -347,9 +354,6 @@ PX_FN void pxk_psEllipsoidFluid(PX_MDC int bodyid) {
   PXR lvel[6];
   PXR lwind[3];
   PXR lfrc[6];
-  PXR f3[3];
-  PXR frc[3];
-  PXR trq[3];
   int root = M(body_rootid, bodyid);
   for (int j = 0; j < M(body_geomnum, bodyid); j++) {
     int g = M(body_geomadr, bodyid) + j;
@@ -391,15 +395,7 @@ PX_FN void pxk_psEllipsoidFluid(PX_MDC int bodyid) {
     for (int k = 0; k < 6; k++) lfrc[k] = lfrc[k] * coef[0];
 
     // to the global frame, applied at the geom's center
-    f3[0] = lfrc[0];
-    f3[1] = lfrc[1];
-    f3[2] = lfrc[2];
-    pxk_mulMatVec3(trq, rot, f3);
-    f3[0] = lfrc[3];
-    f3[1] = lfrc[4];
-    f3[2] = lfrc[5];
-    pxk_mulMatVec3(frc, rot, f3);
-    pxk_psApplyFT(PX_MDARGC frc, trq, 1, pos, bodyid, PXK_PS_FLUID);
+    pxk_psApplyLocalFT(PX_MDARGC lfrc, rot, pos, bodyid);
   }
 }
 
