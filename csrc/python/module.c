@@ -34,6 +34,22 @@ static moduleState* getState(void) {
   return mod ? (moduleState*)PyModule_GetState(mod) : NULL;
 }
 
+// a new list of the strings of a NULL-terminated array (the __dir__ methods)
+PyObject* py_nameList(const char* const* names) {
+  PyObject* list = PyList_New(0);
+  if (!list) return NULL;
+  for (int i = 0; names[i]; i++) {
+    PyObject* n = PyUnicode_FromString(names[i]);
+    if (!n || PyList_Append(list, n) < 0) {
+      Py_XDECREF(n);
+      Py_DECREF(list);
+      return NULL;
+    }
+    Py_DECREF(n);
+  }
+  return list;
+}
+
 // raise the Python exception matching a failed status; returns NULL for `return py_raise(..)`
 PyObject* py_raise(const pxStatus* st) {
   moduleState* s = getState();
@@ -447,8 +463,6 @@ static int model_setattro(PyObject* self, PyObject* nameobj, PyObject* value) {
 static PyObject* model_dir(PyObject* self, PyObject* unused) {
   (void)self;
   (void)unused;
-  PyObject* list = PyList_New(0);
-  if (!list) return NULL;
   static const char* const names[] = {
 #define X(sname) #sname,
       PX_MODEL_SIZES(X)
@@ -464,16 +478,7 @@ static PyObject* model_dir(PyObject* self, PyObject* unused) {
       "id2name",
       "frozen",
       NULL};
-  for (int i = 0; names[i]; i++) {
-    PyObject* n = PyUnicode_FromString(names[i]);
-    if (!n || PyList_Append(list, n) < 0) {
-      Py_XDECREF(n);
-      Py_DECREF(list);
-      return NULL;
-    }
-    Py_DECREF(n);
-  }
-  return list;
+  return py_nameList(names);
 }
 
 static PyObject* model_name2id(PyObject* self, PyObject* args) {
@@ -663,24 +668,13 @@ static int data_setattro(PyObject* self, PyObject* nameobj, PyObject* value) {
 static PyObject* data_dir(PyObject* self, PyObject* unused) {
   (void)self;
   (void)unused;
-  PyObject* list = PyList_New(0);
-  if (!list) return NULL;
   static const char* const names[] = {
 #define X(type, fname, nr, nc) #fname,
       PX_DATA_FIELDS(X)
 #undef X
           "time",
       "model", NULL};
-  for (int i = 0; names[i]; i++) {
-    PyObject* n = PyUnicode_FromString(names[i]);
-    if (!n || PyList_Append(list, n) < 0) {
-      Py_XDECREF(n);
-      Py_DECREF(list);
-      return NULL;
-    }
-    Py_DECREF(n);
-  }
-  return list;
+  return py_nameList(names);
 }
 
 static PyObject* data_get_model(PyObject* self, void* closure) {
@@ -1395,17 +1389,18 @@ static PyObject* py_jacGeom(PyObject* mod, PyObject* args) {
   return jacObject(args, "jacGeom", 3);
 }
 
-// objectVelocity(model, data, objtype, objid, res, flg_local)
-static PyObject* py_objectVelocity(PyObject* mod, PyObject* args) {
-  (void)mod;
+// objectVelocity / objectAcceleration(model, data, objtype, objid, res, flg_local)
+// (mj_objectVelocity, mj_objectAcceleration)
+typedef void (*objectFn)(const pxModel*, const pxData*, int, int, double[6], int);
+
+static PyObject* objectCall(PyObject* args, const char* fn, objectFn f) {
   PyObject *model, *data, *resobj;
   int objtype, objid, local;
   pxData* d;
-  if (!PyArg_ParseTuple(args, "OOiiOi:objectVelocity", &model, &data, &objtype, &objid, &resobj,
-                        &local)) {
+  if (!PyArg_ParseTuple(args, "OOiiOi", &model, &data, &objtype, &objid, &resobj, &local)) {
     return NULL;
   }
-  const pxModel* m = pairArgs(model, data, "objectVelocity", &d);
+  const pxModel* m = pairArgs(model, data, fn, &d);
   if (!m) return NULL;
   int n = objtype == PX_OBJ_BODY || objtype == PX_OBJ_XBODY ? m->nbody
           : objtype == PX_OBJ_GEOM                          ? m->ngeom
@@ -1414,16 +1409,20 @@ static PyObject* py_objectVelocity(PyObject* mod, PyObject* args) {
                                                             : -1;
   if (n < 0) {
     PyErr_Format(PyExc_ValueError,
-                 "objectVelocity: object type %d has no spatial frame (body, xbody, geom, site or "
-                 "camera)",
+                 "%s: object type %d has no spatial frame (body, xbody, geom, site or camera)", fn,
                  objtype);
     return NULL;
   }
-  if (!idArg(objid, n, "objectVelocity", "object")) return NULL;
+  if (!idArg(objid, n, fn, "object")) return NULL;
   double* res;
-  if (!outArg(resobj, "objectVelocity", "res", 6, 0, &res)) return NULL;
-  px_objectVelocity(m, d, objtype, objid, res, local);
+  if (!outArg(resobj, fn, "res", 6, 0, &res)) return NULL;
+  f(m, d, objtype, objid, res, local);
   Py_RETURN_NONE;
+}
+
+static PyObject* py_objectVelocity(PyObject* mod, PyObject* args) {
+  (void)mod;
+  return objectCall(args, "objectVelocity", px_objectVelocity);
 }
 
 // applyFT(model, data, force, torque, point, body, qfrc_target)
@@ -1499,35 +1498,9 @@ static PyObject* py_energyVel(PyObject* mod, PyObject* args) {
   return runStatusStage(args, "energyVel", px_energyVel);
 }
 
-// objectAcceleration(model, data, objtype, objid, res, flg_local) (mj_objectAcceleration)
 static PyObject* py_objectAcceleration(PyObject* mod, PyObject* args) {
   (void)mod;
-  PyObject *model, *data, *resobj;
-  int objtype, objid, local;
-  pxData* d;
-  if (!PyArg_ParseTuple(args, "OOiiOi:objectAcceleration", &model, &data, &objtype, &objid, &resobj,
-                        &local)) {
-    return NULL;
-  }
-  const pxModel* m = pairArgs(model, data, "objectAcceleration", &d);
-  if (!m) return NULL;
-  int n = objtype == PX_OBJ_BODY || objtype == PX_OBJ_XBODY ? m->nbody
-          : objtype == PX_OBJ_GEOM                          ? m->ngeom
-          : objtype == PX_OBJ_SITE                          ? m->nsite
-          : objtype == PX_OBJ_CAMERA                        ? m->ncam
-                                                            : -1;
-  if (n < 0) {
-    PyErr_Format(PyExc_ValueError,
-                 "objectAcceleration: object type %d has no spatial frame (body, xbody, geom, "
-                 "site or camera)",
-                 objtype);
-    return NULL;
-  }
-  if (!idArg(objid, n, "objectAcceleration", "object")) return NULL;
-  double* res;
-  if (!outArg(resobj, "objectAcceleration", "res", 6, 0, &res)) return NULL;
-  px_objectAcceleration(m, d, objtype, objid, res, local);
-  Py_RETURN_NONE;
+  return objectCall(args, "objectAcceleration", px_objectAcceleration);
 }
 
 // a 3-vector argument copied into v (0 with an exception)
