@@ -505,31 +505,6 @@ PX_FN void pxk_fdMagnus(PX_INOUT(PX_REAL, B, 36), PX_IN(PX_REAL, lvel, 6), PX_RE
   pxk_fdAddQuadrant(B, Dlin, 1, 1);
 }
 
-// semi-axes of the ellipsoid that stands for a geom (mju_geomSemiAxes)
-PX_FN void pxk_fdSemiAxes(PX_MDC PX_OUT(PX_REAL, size, 3), int g) {
-  int gtype = M(geom_type, g);
-  PXR g0 = M(geom_size, 3 * g);
-  PXR g1 = M(geom_size, 3 * g + 1);
-  PXR g2 = M(geom_size, 3 * g + 2);
-  if (gtype == PX_GEOM_SPHERE) {
-    size[0] = g0;
-    size[1] = g0;
-    size[2] = g0;
-  } else if (gtype == PX_GEOM_CAPSULE) {
-    size[0] = g0;
-    size[1] = g0;
-    size[2] = g1 + g0;
-  } else if (gtype == PX_GEOM_CYLINDER) {
-    size[0] = g0;
-    size[1] = g0;
-    size[2] = g1;
-  } else {
-    size[0] = g0;
-    size[1] = g1;
-    size[2] = g2;
-  }
-}
-
 // qDeriv += d (ellipsoid fluid forces on the geoms of body bodyid) / d qvel (mjd_ellipsoidFluid)
 PX_FN void pxk_fdEllipsoid(PX_MDC int bodyid, int dense) {
   PXR size[3];
@@ -537,19 +512,17 @@ PX_FN void pxk_fdEllipsoid(PX_MDC int bodyid, int dense) {
   PXR pos[3];
   PXR rot[9];
   PXR lvel[6];
-  PXR lwind[3];
   PXR B[36];
   PXR Dm[9];
   PXR vmass[3];
   PXR vinert[3];
-  int root = M(body_rootid, bodyid);
   PXR dens = MOPT(density);
   PXR visc = MOPT(viscosity);
   int sym = 0;
   if (MOPT(integrator) == PX_INT_IMPLICITFAST && pxk_fdIsFreeBody(PX_MDARGC bodyid) == 0) sym = 1;
   for (int j = 0; j < M(body_geomnum, bodyid); j++) {
     int g = M(body_geomadr, bodyid) + j;
-    pxk_fdSemiAxes(PX_MDARGC size, g);
+    pxk_psSemiAxes(PX_MDARGC size, g);
     PXK_GET(12, coef, M, geom_fluid, 12 * g);
     if (coef[0] == PX_R(0.0)) continue;
     for (int k = 0; k < 3; k++) {
@@ -560,9 +533,7 @@ PX_FN void pxk_fdEllipsoid(PX_MDC int bodyid, int dense) {
     // local velocity relative to the wind
     PXK_GET(3, pos, D, geom_xpos, 3 * g);
     PXK_GET(9, rot, D, geom_xmat, 9 * g);
-    pxk_psObjectVelocity(PX_MDARGC lvel, pos, rot, bodyid);
-    pxk_psLocalWind(PX_MDARGC lwind, pos, rot, root);
-    for (int k = 0; k < 3; k++) lvel[3 + k] = lvel[3 + k] - lwind[k];
+    pxk_psWindVelocity(PX_MDARGC lvel, pos, rot, bodyid);
 
     // B = d (local force) / d (local velocity)
     for (int k = 0; k < 36; k++) B[k] = PX_ZERO;
