@@ -89,6 +89,72 @@ void main() {
 EOF
 
 fail=0
+
+# stage_shader NAME HEADER...: starts $tmp/NAME_check.comp, a compute shader that includes the
+# generated layout, the GLSL prelude and the stage headers named, with PX_CHECK_BEGIN() for the
+# first lines of its main() (this workgroup's world, as the stage shaders set it up); the caller
+# appends the rest
+stage_shader() {
+  local name=$1 h
+  shift
+  {
+    cat <<'EOF'
+#version 460
+#extension GL_EXT_buffer_reference : require
+#extension GL_GOOGLE_include_directive : require
+#ifndef PX_FP32
+#extension GL_ARB_gpu_shader_fp64 : require
+#endif
+layout(local_size_x_id = 0) in;
+#include "shaders/layout.glsl"
+#include "kern/prelude_glsl.h"
+#define PX_CHECK_BEGIN()                      \
+  PxParams p = pxpush.params;                 \
+  int wg = int(gl_WorkGroupID.x);             \
+  if (wg >= p.nworld - pxpush.world0) return; \
+  pxm = p.model;                              \
+  pxd = p.data;                               \
+  pxw = pxpush.world0 + wg;                   \
+  pxzero = PX_REAL(min(pxw, 0))
+EOF
+    for h in "$@"; do echo "#include \"$h\""; done
+  } >"$tmp/${name}_check.comp"
+}
+
+# check_stage NAME WHAT OPT...: compiles $tmp/NAME_check.comp (a stage header group through the
+# generated layout, as the shaders are built) for fp64 and fp32 at each optimization level OPT,
+# and lints every module with scripts/spirv_lint.py --strict; on a finding, a -g build names the
+# source lines. Sets fail=1 on any failure.
+check_stage() {
+  local name=$1 what=$2
+  shift 2
+  local variant opt spv sfx
+  local -a defs
+  for variant in f64 f32; do
+    defs=()
+    [ $variant = f32 ] && defs=(-DPX_FP32)
+    for opt in "$@"; do
+      # modules are named NAME_VARIANT.spv, with the level appended where a group has two
+      sfx=$opt
+      [ $# -eq 1 ] && sfx=""
+      spv="$tmp/${name}_$variant$sfx.spv"
+      if ! glslc -fshader-stage=compute --target-env=vulkan1.2 $opt "${defs[@]}" -Icsrc -I. \
+        -o "$spv" "$tmp/${name}_check.comp"; then
+        echo "${name}_$variant$sfx: $what does not compile"
+        fail=1
+        continue
+      fi
+      if ! python3 scripts/spirv_lint.py --strict "$spv"; then
+        echo "${name}_$variant$sfx: $what fail the SPIR-V lint"
+        glslc -fshader-stage=compute --target-env=vulkan1.2 $opt -g "${defs[@]}" -Icsrc -I. \
+          -o "$tmp/${name}_${variant}_g.spv" "$tmp/${name}_check.comp" &&
+          python3 scripts/spirv_lint.py --strict "$tmp/${name}_${variant}_g.spv" |
+          grep ": \(warning\|error\): " || true
+        fail=1
+      fi
+    done
+  done
+}
 for src in libm_check integrate_check; do
 for variant in fp64 fp32; do
   defs=""
@@ -155,26 +221,10 @@ done
 # the stage headers that no shaders/*.comp includes yet (csrc/kern/tendon.h, transmission.h):
 # compiled through the generated layout as the shaders are, fp64 and fp32, -O0 and -O, and
 # linted as the embedded modules are (scripts/spirv_lint.py --strict)
-cat >"$tmp/stages_check.comp" <<'EOF'
-#version 460
-#extension GL_EXT_buffer_reference : require
-#extension GL_GOOGLE_include_directive : require
-#ifndef PX_FP32
-#extension GL_ARB_gpu_shader_fp64 : require
-#endif
-layout(local_size_x_id = 0) in;
-#include "shaders/layout.glsl"
-#include "kern/prelude_glsl.h"
-#include "kern/tendon.h"
-#include "kern/transmission.h"
+stage_shader stages kern/tendon.h kern/transmission.h
+cat >>"$tmp/stages_check.comp" <<'EOF'
 void main() {
-  PxParams p = pxpush.params;
-  int wg = int(gl_WorkGroupID.x);
-  if (wg >= p.nworld - pxpush.world0) return;
-  pxm = p.model;
-  pxd = p.data;
-  pxw = pxpush.world0 + wg;
-  pxzero = PX_REAL(min(pxw, 0));
+  PX_CHECK_BEGIN();
   pxk_tendon(PX_MDARG);
   PX_SYNC();
   pxk_transmission(PX_MDARG);
@@ -182,42 +232,16 @@ void main() {
   pxk_tendonVelocity(PX_MDARG);
 }
 EOF
-for variant in f64 f32; do
-  defs=""
-  if [ "$variant" = f32 ]; then defs="-DPX_FP32"; fi
-  for opt in -O0 -O; do
-    glslc -fshader-stage=compute --target-env=vulkan1.2 -std=460 $opt $defs -Icsrc -I. \
-      -o "$tmp/stages_$variant$opt.spv" "$tmp/stages_check.comp"
-  done
-done
-if ! python3 scripts/spirv_lint.py --strict "$tmp"/stages_*.spv; then
-  echo "stages: tendon.h/transmission.h fail the SPIR-V lint"
-  fail=1
-fi
+check_stage stages "tendon.h/transmission.h" -O0 -O
 
 # the smooth-dynamics stages (csrc/kern/smooth.h, jac.h) through the generated layout, every
 # entry point called, fp64 and fp32, linted like the shaders (scripts/spirv_lint.py --strict)
-cat >"$tmp/smooth_check.comp" <<'EOF'
-#version 460
-#extension GL_EXT_buffer_reference : require
-#extension GL_GOOGLE_include_directive : require
-#ifndef PX_FP32
-#extension GL_ARB_gpu_shader_fp64 : require
-#endif
-layout(local_size_x_id = 0) in;
-#include "../shaders/layout.glsl"
-#include "kern/prelude_glsl.h"
-#include "kern/smooth.h"
+stage_shader smooth kern/smooth.h
+cat >>"$tmp/smooth_check.comp" <<'EOF'
 PXK_DEFINE_MULM(pxk_mulM_check, qfrc_inverse, qacc)
 PXK_DEFINE_APPLYFT(pxk_applyFT_check, qfrc_inverse)
 void main() {
-  PxParams p = pxpush.params;
-  int wg = int(gl_WorkGroupID.x);
-  if (wg >= p.nworld - pxpush.world0) return;
-  pxm = p.model;
-  pxd = p.data;
-  pxw = pxpush.world0 + wg;
-  pxzero = PX_REAL(min(pxw, 0));
+  PX_CHECK_BEGIN();
   precise PX_REAL f[3];
   precise PX_REAL v[6];
   for (int k = 0; k < 3; k++) f[k] = D(xfrc_applied, 6 + k);
@@ -241,91 +265,30 @@ void main() {
   for (int k = 0; k < 6; k++) D(cacc, k) = v[k];
 }
 EOF
-for variant in f64 f32; do
-  defs=""
-  if [ "$variant" = f32 ]; then defs="-DPX_FP32"; fi
-  glslc -fshader-stage=compute --target-env=vulkan1.2 -O $defs -Icsrc \
-    -o "$tmp/smooth_$variant.spv" "$tmp/smooth_check.comp"
-done
-if ! python3 scripts/spirv_lint.py --strict "$tmp/smooth_f64.spv" "$tmp/smooth_f32.spv"; then
-  glslc -fshader-stage=compute --target-env=vulkan1.2 -O -g -Icsrc -o "$tmp/smooth_g.spv" \
-    "$tmp/smooth_check.comp"
-  python3 scripts/spirv_lint.py --strict "$tmp/smooth_g.spv" | grep ": \(warning\|error\): " || true
-  fail=1
-fi
+check_stage smooth "smooth.h/jac.h" -O
 
 # the force stages (csrc/kern/passive.h, actuation.h) through the generated layout, as the stage
 # shaders are built (scripts/build_shaders.sh flags), fp64 and fp32, each -O module linted by
 # spirv_lint.py --strict (a -g build names the source lines of any finding)
-cat >"$tmp/forces_check.comp" <<'EOF'
-#version 460
-#extension GL_EXT_buffer_reference : require
-#extension GL_GOOGLE_include_directive : require
-#ifndef PX_FP32
-#extension GL_ARB_gpu_shader_fp64 : require
-#endif
-layout(local_size_x_id = 0) in;
-#include "shaders/layout.glsl"
-#include "kern/prelude_glsl.h"
-#include "kern/passive.h"
-#include "kern/actuation.h"
+stage_shader forces kern/passive.h kern/actuation.h
+cat >>"$tmp/forces_check.comp" <<'EOF'
 void main() {
-  PxParams p = pxpush.params;
-  int wg = int(gl_WorkGroupID.x);
-  if (wg >= p.nworld - pxpush.world0) return;
-  pxm = p.model;
-  pxd = p.data;
-  pxw = pxpush.world0 + wg;
-  pxzero = PX_REAL(min(pxw, 0));
+  PX_CHECK_BEGIN();
   pxk_passive(PX_MDARG);
   PX_SYNC();
   pxk_actuation(PX_MDARG);
 }
 EOF
-for variant in f64 f32; do
-  defs=()
-  [ $variant = f32 ] && defs=(-DPX_FP32)
-  spv="$tmp/forces_$variant.spv"
-  if ! glslc -fshader-stage=compute --target-env=vulkan1.2 -O "${defs[@]}" -Icsrc -I. \
-    -o "$spv" "$tmp/forces_check.comp"; then
-    echo "forces_$variant: does not compile"
-    fail=1
-    continue
-  fi
-  if ! python3 scripts/spirv_lint.py --strict "$spv"; then
-    glslc -fshader-stage=compute --target-env=vulkan1.2 -O -g "${defs[@]}" -Icsrc -I. \
-      -o "$tmp/forces_${variant}_g.spv" "$tmp/forces_check.comp" &&
-      python3 scripts/spirv_lint.py --strict "$tmp/forces_${variant}_g.spv" |
-      grep ": \(warning\|error\): " || true
-    fail=1
-  fi
-done
+check_stage forces "passive.h/actuation.h" -O
 
 # the velocity derivative of the bias force (csrc/kern/derivative.h), the fluid force and muscle
 # gain derivatives (csrc/kern/fluidderiv.h) and the tendon armature bias (csrc/kern/tendonbias.h)
 # through the generated layout, fp64 and fp32, linted --strict
-cat >"$tmp/deriv_check.comp" <<'EOF'
-#version 460
-#extension GL_EXT_buffer_reference : require
-#extension GL_GOOGLE_include_directive : require
-#ifndef PX_FP32
-#extension GL_ARB_gpu_shader_fp64 : require
-#endif
-layout(local_size_x_id = 0) in;
-#include "../shaders/layout.glsl"
-#include "kern/prelude_glsl.h"
-#include "kern/derivative.h"
-#include "kern/fluidderiv.h"
-#include "kern/tendonbias.h"
+stage_shader deriv kern/derivative.h kern/fluidderiv.h kern/tendonbias.h
+cat >>"$tmp/deriv_check.comp" <<'EOF'
 layout(std430, set = 1, binding = 0) buffer DerivOut { PX_REAL deriv_out[]; };
 void main() {
-  PxParams p = pxpush.params;
-  int wg = int(gl_WorkGroupID.x);
-  if (wg >= p.nworld - pxpush.world0) return;
-  pxm = p.model;
-  pxd = p.data;
-  pxw = pxpush.world0 + wg;
-  pxzero = PX_REAL(min(pxw, 0));
+  PX_CHECK_BEGIN();
   pxk_tendonBias();
   PX_SYNC();
   pxk_rneVel();
@@ -338,41 +301,15 @@ void main() {
   }
 }
 EOF
-for variant in f64 f32; do
-  defs=""
-  if [ "$variant" = f32 ]; then defs="-DPX_FP32"; fi
-  for opt in -O0 -O; do
-    glslc -fshader-stage=compute --target-env=vulkan1.2 $opt $defs -Icsrc \
-      -o "$tmp/deriv_$variant$opt.spv" "$tmp/deriv_check.comp"
-  done
-done
-if ! python3 scripts/spirv_lint.py --strict "$tmp"/deriv_*.spv; then
-  echo "deriv: derivative.h/fluidderiv.h/tendonbias.h fail the SPIR-V lint"
-  fail=1
-fi
+check_stage deriv "derivative.h/fluidderiv.h/tendonbias.h" -O0 -O
 
 # the post-step quantities and energy (csrc/kern/post.h) through the generated layout, every
 # entry point called, fp64 and fp32, -O, linted by spirv_lint.py --strict
-cat >"$tmp/post_check.comp" <<'EOF'
-#version 460
-#extension GL_EXT_buffer_reference : require
-#extension GL_GOOGLE_include_directive : require
-#ifndef PX_FP32
-#extension GL_ARB_gpu_shader_fp64 : require
-#endif
-layout(local_size_x_id = 0) in;
-#include "shaders/layout.glsl"
-#include "kern/prelude_glsl.h"
-#include "kern/post.h"
+stage_shader post kern/post.h
+cat >>"$tmp/post_check.comp" <<'EOF'
 PXK_DEFINE_RNE(pxk_rne_check, qfrc_inverse)
 void main() {
-  PxParams p = pxpush.params;
-  int wg = int(gl_WorkGroupID.x);
-  if (wg >= p.nworld - pxpush.world0) return;
-  pxm = p.model;
-  pxd = p.data;
-  pxw = pxpush.world0 + wg;
-  pxzero = PX_REAL(min(pxw, 0));
+  PX_CHECK_BEGIN();
   precise PX_REAL pt[3];
   precise PX_REAL off[3];
   precise PX_REAL pl[3];
@@ -399,24 +336,7 @@ void main() {
   for (int k = 0; k < 6; k++) D(qacc_smooth, k) = a[k];
 }
 EOF
-for variant in f64 f32; do
-  defs=()
-  [ $variant = f32 ] && defs=(-DPX_FP32)
-  spv="$tmp/post_$variant.spv"
-  if ! glslc -fshader-stage=compute --target-env=vulkan1.2 -O "${defs[@]}" -Icsrc -I. \
-    -o "$spv" "$tmp/post_check.comp"; then
-    echo "post_$variant: does not compile"
-    fail=1
-    continue
-  fi
-  if ! python3 scripts/spirv_lint.py --strict "$spv"; then
-    glslc -fshader-stage=compute --target-env=vulkan1.2 -O -g "${defs[@]}" -Icsrc -I. \
-      -o "$tmp/post_${variant}_g.spv" "$tmp/post_check.comp" &&
-      python3 scripts/spirv_lint.py --strict "$tmp/post_${variant}_g.spv" |
-      grep ": \(warning\|error\): " || true
-    fail=1
-  fi
-done
+check_stage post "post.h" -O
 
 if [ "$fail" != 0 ]; then
   echo "check_kern_glsl: FAILED"

@@ -10,6 +10,7 @@
 #include "kern/kinematics.h"
 #include "kern/actuation.h"
 #include "kern/passive.h"
+#include "kern/phase.h"
 #include "kern/post.h"
 #include "kern/smooth.h"
 #include "kern/tendon.h"
@@ -104,35 +105,12 @@ pxtStatus px_forwardCheck(const pxModel* m, pxStatus* st) {
   return PX_OK;
 }
 
-// position stage: kinematics, inertia and its factorization
-static void fwdPosition(const pxModel* m, pxData* d) {
-  pxk_kinematics(m, d);
-  pxk_tendon(m, d);
-  pxk_makeM(m, d);
-  pxk_factorM(m, d);
-  pxk_transmission(m, d);
-}
-
-// velocity stage: com velocities, passive forces, bias forces
-static void fwdVelocity(const pxModel* m, pxData* d) {
-  pxk_tendonVelocity(m, d);  // ten_velocity, actuator_velocity
-  pxk_comVel(m, d);
-  pxk_passive(m, d);
-  pxk_rneBias(m, d);
-  pxk_tendonBias(m, d);  // tendon armature: velocity-product force into qfrc_bias
-}
-
 pxtStatus px_forward(const pxModel* m, pxData* d, pxStatus* st) {
   pxtStatus code = px_forwardCheck(m, st);
   if (code != PX_OK) return code;
-  fwdPosition(m, d);
-  pxk_energyPosStage(m, d);  // energy (mj_energyPos with the energy flag; else cleared)
-  fwdVelocity(m, d);
-  pxk_energyVelStage(m, d);  // mj_energyVel with the energy flag
-  pxk_actuation(m, d);
-  pxk_fwdAcceleration(m, d);
-  // [constraint] mj_fwdConstraint plugs in here; until then nefc = 0 (checked)
-  pxk_fwdConstraintNone(m, d);
+  // the stage sequence the GPU forward runs too (kern/phase.h): position, energy, velocity,
+  // actuation, acceleration; [constraint] mj_fwdConstraint plugs in there (nefc = 0, checked)
+  pxk_phForward(m, d);
   return PX_OK;
 }
 

@@ -60,7 +60,7 @@ PX_FN PX_REAL pxk_fdMuscleGainVel(PX_REAL len, PX_REAL vel, PX_REAL lr0, PX_REAL
 
 //---------------------------------- Jacobian products ---------------------------------------------
 
-// 1 if body is a standalone free body (mj_isFreeBody; as pxk_intgIsFreeBody in integrate.h)
+// 1 if body is a standalone free body: one free joint, a 6-dof tree, no children (mj_isFreeBody)
 PX_FN int pxk_fdIsFreeBody(PX_MDC int body) {
   if (M(body_jntnum, body) != 1 || M(jnt_type, M(body_jntadr, body)) != PX_JNT_FREE) return 0;
   int adr = M(jnt_dofadr, M(body_jntadr, body));
@@ -161,30 +161,10 @@ PX_FN void pxk_fdAddJTBJ(PX_MDC int body, PX_IN(PX_REAL, pos, 3), PX_IN(PX_REAL,
 PX_FN void pxk_fdInertiaBox(PX_MDC int i, int dense) {
   PXR box[3];
   PXR lvel[6];
-  PXR lwind[3];
   PXR pos[3];
   PXR rot[9];
   PXR B[36];
-  PXR mass = M(body_mass, i);
-  PXR i0 = M(body_inertia, 3 * i);
-  PXR i1 = M(body_inertia, 3 * i + 1);
-  PXR i2 = M(body_inertia, 3 * i + 2);
-  PXR e0 = i1 + i2 - i0;
-  PXR e1 = i0 + i2 - i1;
-  PXR e2 = i0 + i1 - i2;
-  PXR s0 = pxk_fmMax(PXK_MINVAL, e0) / mass * PX_R(6.0);
-  PXR s1 = pxk_fmMax(PXK_MINVAL, e1) / mass * PX_R(6.0);
-  PXR s2 = pxk_fmMax(PXK_MINVAL, e2) / mass * PX_R(6.0);
-  box[0] = PX_SQRT(s0);
-  box[1] = PX_SQRT(s1);
-  box[2] = PX_SQRT(s2);
-
-  // local velocity relative to the wind
-  PXK_GET(3, pos, D, xipos, 3 * i);
-  PXK_GET(9, rot, D, ximat, 9 * i);
-  pxk_psObjectVelocity(PX_MDARGC lvel, pos, rot, i);
-  pxk_psLocalWind(PX_MDARGC lwind, pos, rot, M(body_rootid, i));
-  for (int k = 0; k < 3; k++) lvel[3 + k] = lvel[3 + k] - lwind[k];
+  pxk_psBoxFluidFrame(PX_MDARGC i, box, lvel, pos, rot);
 
   // diagonal blocks: viscous rows (B[0..5]), then quadratic rows (B[6..11])
   for (int k = 0; k < 36; k++) B[k] = PX_ZERO;
@@ -525,31 +505,6 @@ PX_FN void pxk_fdMagnus(PX_INOUT(PX_REAL, B, 36), PX_IN(PX_REAL, lvel, 6), PX_RE
   pxk_fdAddQuadrant(B, Dlin, 1, 1);
 }
 
-// semi-axes of the ellipsoid that stands for a geom (mju_geomSemiAxes)
-PX_FN void pxk_fdSemiAxes(PX_MDC PX_OUT(PX_REAL, size, 3), int g) {
-  int gtype = M(geom_type, g);
-  PXR g0 = M(geom_size, 3 * g);
-  PXR g1 = M(geom_size, 3 * g + 1);
-  PXR g2 = M(geom_size, 3 * g + 2);
-  if (gtype == PX_GEOM_SPHERE) {
-    size[0] = g0;
-    size[1] = g0;
-    size[2] = g0;
-  } else if (gtype == PX_GEOM_CAPSULE) {
-    size[0] = g0;
-    size[1] = g0;
-    size[2] = g1 + g0;
-  } else if (gtype == PX_GEOM_CYLINDER) {
-    size[0] = g0;
-    size[1] = g0;
-    size[2] = g1;
-  } else {
-    size[0] = g0;
-    size[1] = g1;
-    size[2] = g2;
-  }
-}
-
 // qDeriv += d (ellipsoid fluid forces on the geoms of body bodyid) / d qvel (mjd_ellipsoidFluid)
 PX_FN void pxk_fdEllipsoid(PX_MDC int bodyid, int dense) {
   PXR size[3];
@@ -557,19 +512,17 @@ PX_FN void pxk_fdEllipsoid(PX_MDC int bodyid, int dense) {
   PXR pos[3];
   PXR rot[9];
   PXR lvel[6];
-  PXR lwind[3];
   PXR B[36];
   PXR Dm[9];
   PXR vmass[3];
   PXR vinert[3];
-  int root = M(body_rootid, bodyid);
   PXR dens = MOPT(density);
   PXR visc = MOPT(viscosity);
   int sym = 0;
   if (MOPT(integrator) == PX_INT_IMPLICITFAST && pxk_fdIsFreeBody(PX_MDARGC bodyid) == 0) sym = 1;
   for (int j = 0; j < M(body_geomnum, bodyid); j++) {
     int g = M(body_geomadr, bodyid) + j;
-    pxk_fdSemiAxes(PX_MDARGC size, g);
+    pxk_psSemiAxes(PX_MDARGC size, g);
     PXK_GET(12, coef, M, geom_fluid, 12 * g);
     if (coef[0] == PX_R(0.0)) continue;
     for (int k = 0; k < 3; k++) {
@@ -580,9 +533,7 @@ PX_FN void pxk_fdEllipsoid(PX_MDC int bodyid, int dense) {
     // local velocity relative to the wind
     PXK_GET(3, pos, D, geom_xpos, 3 * g);
     PXK_GET(9, rot, D, geom_xmat, 9 * g);
-    pxk_psObjectVelocity(PX_MDARGC lvel, pos, rot, bodyid);
-    pxk_psLocalWind(PX_MDARGC lwind, pos, rot, root);
-    for (int k = 0; k < 3; k++) lvel[3 + k] = lvel[3 + k] - lwind[k];
+    pxk_psWindVelocity(PX_MDARGC lvel, pos, rot, bodyid);
 
     // B = d (local force) / d (local velocity)
     for (int k = 0; k < 36; k++) B[k] = PX_ZERO;

@@ -25,37 +25,9 @@
 #include "kern/libm.h"
 #include "kern/spatial.h"
 
-#define PXK_INTG_PI PX_R(3.14159265358979323846)
-#define PXK_INTG_2PI PX_R(6.28318530717958647692)
 #define PXK_INTG_NPOLY 2
 
 //---------------------------------- small helpers -------------------------------------------------
-
-// normalize a 3-vector in place and return its norm (tiny norm gives (1, 0, 0))
-PX_FN PX_REAL pxk_intgNormalize3(PX_INOUT(PX_REAL, v, 3)) {
-  PXR norm = PX_SQRT(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-  if (norm < PXK_MINVAL) {
-    v[0] = PX_R(1.0);
-    v[1] = PX_R(0.0);
-    v[2] = PX_R(0.0);
-  } else {
-    PXR inv = PX_R(1.0) / norm;
-    v[0] *= inv;
-    v[1] *= inv;
-    v[2] *= inv;
-  }
-  return norm;
-}
-
-// larger of a and b (MuJoCo's mju_max: a on ties)
-PX_FN PX_REAL pxk_intgMax(PX_REAL a, PX_REAL b) {
-  return a >= b ? a : b;
-}
-
-// x clipped to [lo, hi]
-PX_FN PX_REAL pxk_intgClip(PX_REAL x, PX_REAL lo, PX_REAL hi) {
-  return x < lo ? lo : (x > hi ? hi : x);
-}
 
 // nearest integer, halves away from zero (C's round), as a real
 PX_FN PX_REAL pxk_intgRound(PX_REAL x) {
@@ -78,38 +50,12 @@ PX_FN void pxk_intgQuatIntegrate(PX_INOUT(PX_REAL, quat, 4), PX_IN(PX_REAL, vel,
   PXR qrot[4];
   PXR q[4];
   pxk_copy3(axis, vel);
-  PXR norm = pxk_intgNormalize3(axis);
+  PXR norm = pxk_normalize3(axis);
   PXR angle = scale * norm;
   pxk_axisAngle2Quat(qrot, axis, angle);
   pxk_normalize4(quat);
   pxk_mulQuat(q, quat, qrot);
   pxk_copy4(quat, q);
-}
-
-// angular velocity res with qb * quat(res) = qa (mju_subQuat)
-PX_FN void pxk_intgSubQuat(PX_OUT(PX_REAL, res, 3), PX_IN(PX_REAL, qa, 4), PX_IN(PX_REAL, qb, 4)) {
-  PXR qneg[4];
-  PXR qdif[4];
-  PXR axis[3];
-  qneg[0] = qb[0];
-  qneg[1] = -qb[1];
-  qneg[2] = -qb[2];
-  qneg[3] = -qb[3];
-  pxk_mulQuat(qdif, qneg, qa);
-
-  // axis-angle of the difference; the long way round becomes the short one
-  axis[0] = qdif[1];
-  axis[1] = qdif[2];
-  axis[2] = qdif[3];
-  PXR sin_a_2 = pxk_intgNormalize3(axis);
-  PXR at = pxk_atan2(sin_a_2, qdif[0]);
-  PXR speed = PX_R(2.0) * at;
-  if (speed > PXK_INTG_PI) {
-    speed = speed - PXK_INTG_2PI;
-  }
-  res[0] = axis[0] * speed;
-  res[1] = axis[1] * speed;
-  res[2] = axis[2] * speed;
 }
 
 //---------------------------------- positions -----------------------------------------------------
@@ -186,7 +132,7 @@ PX_FN void pxk_differentiateJoint(int type, PX_OUT(PX_REAL, qvel, 6), PX_IN(PX_R
       qa[i] = q2[p + i];
       qb[i] = q1[p + i];
     }
-    pxk_intgSubQuat(w, qa, qb);
+    pxk_fmSubQuat(w, qa, qb);
     PXR inv = PX_R(1.0) / dt;
     for (int i = 0; i < 3; i++) qvel[v + i] = w[i] * inv;
   } else {
@@ -210,7 +156,7 @@ PX_FN PX_REAL pxk_nextActivation(PX_MDC int i, int adr, PX_REAL act_dot) {
   PXR act = D(act, adr);
   PXR h = MOPT(timestep);
   if (M(actuator_dyntype, i) == PX_DYN_FILTEREXACT) {
-    PXR tau = pxk_intgMax(PXK_MINVAL, M(actuator_dynprm, 10 * i));
+    PXR tau = pxk_fmMax(PXK_MINVAL, M(actuator_dynprm, 10 * i));
     PXR x = -h / tau;
     PXR e = pxk_exp(x);
     PXR one_e = PX_R(1.0) - e;
@@ -222,7 +168,7 @@ PX_FN PX_REAL pxk_nextActivation(PX_MDC int i, int adr, PX_REAL act_dot) {
     act = act + t;
   }
   if (M(actuator_actlimited, i) != 0) {
-    act = pxk_intgClip(act, M(actuator_actrange, 2 * i), M(actuator_actrange, 2 * i + 1));
+    act = pxk_fmClip(act, M(actuator_actrange, 2 * i), M(actuator_actrange, 2 * i + 1));
   }
   return act;
 }
@@ -246,7 +192,7 @@ PX_FN PX_REAL pxk_intgWrapPeriod(PX_MDC int i) {
     PXR b = M(actuator_gear, g + 4);
     PXR c = M(actuator_gear, g + 5);
     PXR n = PX_SQRT(a * a + b * b + c * c);
-    PXR p = PXK_INTG_2PI * n;
+    PXR p = PXK_FM_2PI * n;
     return p;
   }
   if ((trn == PX_TRN_JOINT || trn == PX_TRN_JOINTINPARENT) &&
@@ -255,7 +201,7 @@ PX_FN PX_REAL pxk_intgWrapPeriod(PX_MDC int i) {
     PXR b = M(actuator_gear, g + 1);
     PXR c = M(actuator_gear, g + 2);
     PXR n = PX_SQRT(a * a + b * b + c * c);
-    PXR p = PXK_INTG_2PI * n;
+    PXR p = PXK_FM_2PI * n;
     return p;
   }
   return PX_R(0.0);
@@ -291,10 +237,10 @@ PX_FN void pxk_advanceAct(PX_MD) {
         PXR a1 = D(act, adr + 1);
         PXR a2 = D(act, adr + 2);
         PXR angle = PX_SQRT(a0 * a0 + a1 * a1 + a2 * a2);
-        if (angle > PXK_INTG_PI) {
-          PXR q = angle / PXK_INTG_2PI;
+        if (angle > PXK_FM_PI) {
+          PXR q = angle / PXK_FM_2PI;
           PXR r = pxk_intgRound(q);
-          PXR s = PXK_INTG_2PI * r;
+          PXR s = PXK_FM_2PI * r;
           PXR num = angle - s;
           PXR scale = num / angle;
           for (int k = 0; k < 3; k++) {
@@ -531,52 +477,33 @@ PX_FN void pxk_euler(PX_MDC int skipfactor) {
 
 //---------------------------------- velocity derivatives (mjd_smooth_vel) -------------------------
 
-// qDeriv(k, :) += J(row, k) * b * J(row, :) for every nonzero k of row `row` of the tendon
-// Jacobian (MuJoCo's addJTBJSparse with n = 1)
-PX_FN void pxk_intgAddJTBJTendon(PX_MDC int row, PX_REAL b) {
-  int nnz = M(ten_J_rownnz, row);
-  int adr = M(ten_J_rowadr, row);
-  for (int k = 0; k < nnz; k++) {
-    int col = M(ten_J_colind, adr + k);
-    PXR scl = D(ten_J, adr + k) * b;
-    int dadr = M(D_rowadr, col);
-    int dnnz = M(D_rownnz, col);
-    int s = 0;
-    int t = 0;
-    while (s < nnz && t < dnnz) {
-      int is = M(ten_J_colind, adr + s);
-      int it = M(D_colind, dadr + t);
-      if (is == it) {
-        PXR p = scl * D(ten_J, adr + s);
-        PXR x = D(qDeriv, dadr + t) + p;
-        D(qDeriv, dadr + t) = x;
-        s++;
-        t++;
-      } else if (is < it) {
-        s++;
-      } else {
-        t++;
-      }
-    }
-  }
+// column index and value of entry adr of a sparse Jacobian row: the tendon Jacobian (which 0,
+// model sparsity) or the actuator moment (which 1, sparsity in the Data arrays moment_*)
+PX_FN int pxk_intgJColind(PX_MDC int which, int adr) {
+  return which == 0 ? M(ten_J_colind, adr) : D(moment_colind, adr);
 }
 
-// the same for row `row` of the actuator moment (sparsity in the Data arrays moment_*)
-PX_FN void pxk_intgAddJTBJMoment(PX_MDC int row, PX_REAL b) {
-  int nnz = D(moment_rownnz, row);
-  int adr = D(moment_rowadr, row);
+PX_FN PX_REAL pxk_intgJValue(PX_MDC int which, int adr) {
+  return which == 0 ? D(ten_J, adr) : D(actuator_moment, adr);
+}
+
+// qDeriv(k, :) += J(row, k) * b * J(row, :) for every nonzero k of row `row` of the tendon
+// Jacobian (which 0) or the actuator moment (which 1) (MuJoCo's addJTBJSparse with n = 1)
+PX_FN void pxk_intgAddJTBJ(PX_MDC int which, int row, PX_REAL b) {
+  int nnz = which == 0 ? M(ten_J_rownnz, row) : D(moment_rownnz, row);
+  int adr = which == 0 ? M(ten_J_rowadr, row) : D(moment_rowadr, row);
   for (int k = 0; k < nnz; k++) {
-    int col = D(moment_colind, adr + k);
-    PXR scl = D(actuator_moment, adr + k) * b;
+    int col = pxk_intgJColind(PX_MDARGC which, adr + k);
+    PXR scl = pxk_intgJValue(PX_MDARGC which, adr + k) * b;
     int dadr = M(D_rowadr, col);
     int dnnz = M(D_rownnz, col);
     int s = 0;
     int t = 0;
     while (s < nnz && t < dnnz) {
-      int is = D(moment_colind, adr + s);
+      int is = pxk_intgJColind(PX_MDARGC which, adr + s);
       int it = M(D_colind, dadr + t);
       if (is == it) {
-        PXR p = scl * D(actuator_moment, adr + s);
+        PXR p = scl * pxk_intgJValue(PX_MDARGC which, adr + s);
         PXR x = D(qDeriv, dadr + t) + p;
         D(qDeriv, dadr + t) = x;
         s++;
@@ -642,7 +569,7 @@ PX_FN void pxk_intgActuatorVel(PX_MD) {
     }
     if (bias_vel != PX_R(0.0)) {
       for (int k = 0; k < M(actuator_outnum, i); k++) {
-        pxk_intgAddJTBJMoment(PX_MDARGC oadr + k, bias_vel);
+        pxk_intgAddJTBJ(PX_MDARGC 1, oadr + k, bias_vel);
       }
     }
   }
@@ -671,21 +598,11 @@ PX_FN void pxk_intgPassiveVel(PX_MD) {
     PXR dp = pxk_intgPolyDeriv(damping, poly, D(ten_velocity, i));
     PXR b = -dp;
     if (b == PX_R(0.0)) continue;
-    pxk_intgAddJTBJTendon(PX_MDARGC i, b);
+    pxk_intgAddJTBJ(PX_MDARGC 0, i, b);
   }
 }
 
 //---------------------------------- implicitfast: standalone free bodies --------------------------
-
-// 1 if body is a standalone free body: one free joint, a 6-dof tree, no children (mj_isFreeBody)
-PX_FN int pxk_intgIsFreeBody(PX_MDC int body) {
-  if (M(body_jntnum, body) != 1 || M(jnt_type, M(body_jntadr, body)) != PX_JNT_FREE) return 0;
-  int adr = M(jnt_dofadr, M(body_jntadr, body));
-  if (M(tree_dofnum, M(dof_treeid, adr)) != 6 || M(body_subtreemass, body) != M(body_mass, body)) {
-    return 0;
-  }
-  return 1;
-}
 
 // 3x3 blocks of d qfrc_bias / d qvel of a standalone free body (MuJoCo's freeBias_vel_blocks)
 PX_FN void pxk_intgFreeBiasBlocks(PX_REAL mass, PX_IN(PX_REAL, R, 9), PX_IN(PX_REAL, Xi, 9),
@@ -771,7 +688,7 @@ PX_FN int pxk_intgFreeMhat(PX_MDC int jnt, PX_REAL h, PX_OUT(PX_REAL, A, 36)) {
   PXR rot[9];
   int body = M(jnt_bodyid, jnt);
   int adr = M(jnt_dofadr, jnt);
-  if (pxk_intgIsFreeBody(PX_MDARGC body) == 0) return 0;
+  if (pxk_fdIsFreeBody(PX_MDARGC body) == 0) return 0;
   for (int k = 0; k < 36; k++) A[k] = PX_R(0.0);
   for (int r = 0; r < 6; r++) {
     int radr = M(M_rowadr, adr + r);
@@ -988,8 +905,7 @@ PX_FN void pxk_implicitSolve(PX_MDC int skipfactor) {
       PX_SYNC();
       if (PX_LANE == 0) {
         for (int j = 0; j < MS(njnt); j++) {
-          if (M(jnt_type, j) != PX_JNT_FREE ||
-              pxk_intgIsFreeBody(PX_MDARGC M(jnt_bodyid, j)) == 0) {
+          if (M(jnt_type, j) != PX_JNT_FREE || pxk_fdIsFreeBody(PX_MDARGC M(jnt_bodyid, j)) == 0) {
             continue;
           }
           int adr = M(jnt_dofadr, j);

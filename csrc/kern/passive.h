@@ -156,17 +156,38 @@ PX_FN void pxk_psLocalWind(PX_MDC PX_OUT(PX_REAL, res, 3), PX_IN(PX_REAL, pos, 3
   for (int k = 0; k < 3; k++) res[k] = rot[k] * lin[0] + rot[3 + k] * lin[1] + rot[6 + k] * lin[2];
 }
 
-// fluid force and torque on body i from its equivalent inertia box (mj_inertiaBoxFluidModel)
-PX_FN void pxk_psInertiaBoxFluid(PX_MDC int i) {
-  PXR box[3];
-  PXR lvel[6];
-  PXR lwind[3];
-  PXR lfrc[6];
-  PXR pos[3];
-  PXR rot[9];
+// a local force/torque lfrc (torque, then force, in the frame rot) applied at pos on body, as
+// fluid force (the last step of both fluid models)
+PX_FN void pxk_psApplyLocalFT(PX_MDC PX_IN(PX_REAL, lfrc, 6), PX_IN(PX_REAL, rot, 9),
+                              PX_IN(PX_REAL, pos, 3), int body) {
   PXR f3[3];
   PXR frc[3];
   PXR trq[3];
+  f3[0] = lfrc[0];
+  f3[1] = lfrc[1];
+  f3[2] = lfrc[2];
+  pxk_mulMatVec3(trq, rot, f3);
+  f3[0] = lfrc[3];
+  f3[1] = lfrc[4];
+  f3[2] = lfrc[5];
+  pxk_mulMatVec3(frc, rot, f3);
+  pxk_psApplyFT(PX_MDARGC frc, trq, 1, pos, body, PXK_PS_FLUID);
+}
+
+// the 6D velocity (rotation, translation) of a frame (pos, rot) moving with body, in that frame,
+// relative to the wind (the fluid models' local velocity)
+PX_FN void pxk_psWindVelocity(PX_MDC PX_OUT(PX_REAL, lvel, 6), PX_IN(PX_REAL, pos, 3),
+                              PX_IN(PX_REAL, rot, 9), int body) {
+  PXR lwind[3];
+  pxk_psObjectVelocity(PX_MDARGC lvel, pos, rot, body);
+  pxk_psLocalWind(PX_MDARGC lwind, pos, rot, M(body_rootid, body));
+  for (int k = 0; k < 3; k++) lvel[3 + k] = lvel[3 + k] - lwind[k];
+}
+
+// the inertia-box model's setup for body i: the box's semi-axes, the com velocity relative to the
+// wind in the body's inertial frame, and that frame (pos, rot)
+PX_FN void pxk_psBoxFluidFrame(PX_MDC int i, PX_OUT(PX_REAL, box, 3), PX_OUT(PX_REAL, lvel, 6),
+                               PX_OUT(PX_REAL, pos, 3), PX_OUT(PX_REAL, rot, 9)) {
   PXR mass = M(body_mass, i);
   PXR i0 = M(body_inertia, 3 * i);
   PXR i1 = M(body_inertia, 3 * i + 1);
@@ -184,9 +205,17 @@ PX_FN void pxk_psInertiaBoxFluid(PX_MDC int i) {
   // local velocity relative to the wind
   PXK_GET(3, pos, D, xipos, 3 * i);
   PXK_GET(9, rot, D, ximat, 9 * i);
-  pxk_psObjectVelocity(PX_MDARGC lvel, pos, rot, i);
-  pxk_psLocalWind(PX_MDARGC lwind, pos, rot, M(body_rootid, i));
-  for (int k = 0; k < 3; k++) lvel[3 + k] = lvel[3 + k] - lwind[k];
+  pxk_psWindVelocity(PX_MDARGC lvel, pos, rot, i);
+}
+
+// fluid force and torque on body i from its equivalent inertia box (mj_inertiaBoxFluidModel)
+PX_FN void pxk_psInertiaBoxFluid(PX_MDC int i) {
+  PXR box[3];
+  PXR lvel[6];
+  PXR lfrc[6];
+  PXR pos[3];
+  PXR rot[9];
+  pxk_psBoxFluidFrame(PX_MDARGC i, box, lvel, pos, rot);
   for (int k = 0; k < 6; k++) lfrc[k] = PX_ZERO;
 
   // viscous force and torque of the equivalent sphere
@@ -216,15 +245,7 @@ PX_FN void pxk_psInertiaBoxFluid(PX_MDC int i) {
   }
 
   // to the global frame, applied at the body's center of mass
-  f3[0] = lfrc[0];
-  f3[1] = lfrc[1];
-  f3[2] = lfrc[2];
-  pxk_mulMatVec3(trq, rot, f3);
-  f3[0] = lfrc[3];
-  f3[1] = lfrc[4];
-  f3[2] = lfrc[5];
-  pxk_mulMatVec3(frc, rot, f3);
-  pxk_psApplyFT(PX_MDARGC frc, trq, 1, pos, i, PXK_PS_FLUID);
+  pxk_psApplyLocalFT(PX_MDARGC lfrc, rot, pos, i);
 }
 
 // fluid forces of the ellipsoid model: added mass (mj_addedMassForces without accelerations) and
@@ -331,6 +352,31 @@ PX_FN void pxk_psEllipsoidForces(PX_INOUT(PX_REAL, lfrc, 6), PX_IN(PX_REAL, lvel
   }
 }
 
+// semi-axes of the ellipsoid that stands for a geom (mju_geomSemiAxes)
+PX_FN void pxk_psSemiAxes(PX_MDC PX_OUT(PX_REAL, size, 3), int g) {
+  int gtype = M(geom_type, g);
+  PXR g0 = M(geom_size, 3 * g);
+  PXR g1 = M(geom_size, 3 * g + 1);
+  PXR g2 = M(geom_size, 3 * g + 2);
+  if (gtype == PX_GEOM_SPHERE) {
+    size[0] = g0;
+    size[1] = g0;
+    size[2] = g0;
+  } else if (gtype == PX_GEOM_CAPSULE) {
+    size[0] = g0;
+    size[1] = g0;
+    size[2] = g1 + g0;
+  } else if (gtype == PX_GEOM_CYLINDER) {
+    size[0] = g0;
+    size[1] = g0;
+    size[2] = g1;
+  } else {
+    size[0] = g0;
+    size[1] = g1;
+    size[2] = g2;
+  }
+}
+
 // fluid forces on the geoms of body i with the ellipsoid model (mj_ellipsoidFluidModel)
 PX_FN void pxk_psEllipsoidFluid(PX_MDC int bodyid) {
   PXR size[3];
@@ -338,37 +384,11 @@ PX_FN void pxk_psEllipsoidFluid(PX_MDC int bodyid) {
   PXR pos[3];
   PXR rot[9];
   PXR lvel[6];
-  PXR lwind[3];
   PXR lfrc[6];
-  PXR f3[3];
-  PXR frc[3];
-  PXR trq[3];
-  int root = M(body_rootid, bodyid);
   for (int j = 0; j < M(body_geomnum, bodyid); j++) {
     int g = M(body_geomadr, bodyid) + j;
 
-    // semi-axes (mju_geomSemiAxes)
-    int gtype = M(geom_type, g);
-    PXR g0 = M(geom_size, 3 * g);
-    PXR g1 = M(geom_size, 3 * g + 1);
-    PXR g2 = M(geom_size, 3 * g + 2);
-    if (gtype == PX_GEOM_SPHERE) {
-      size[0] = g0;
-      size[1] = g0;
-      size[2] = g0;
-    } else if (gtype == PX_GEOM_CAPSULE) {
-      size[0] = g0;
-      size[1] = g0;
-      size[2] = g1 + g0;
-    } else if (gtype == PX_GEOM_CYLINDER) {
-      size[0] = g0;
-      size[1] = g0;
-      size[2] = g1;
-    } else {
-      size[0] = g0;
-      size[1] = g1;
-      size[2] = g2;
-    }
+    pxk_psSemiAxes(PX_MDARGC size, g);
 
     PXK_GET(12, coef, M, geom_fluid, 12 * g);
     if (coef[0] == PX_R(0.0)) continue;
@@ -376,23 +396,13 @@ PX_FN void pxk_psEllipsoidFluid(PX_MDC int bodyid) {
     // local velocity relative to the wind
     PXK_GET(3, pos, D, geom_xpos, 3 * g);
     PXK_GET(9, rot, D, geom_xmat, 9 * g);
-    pxk_psObjectVelocity(PX_MDARGC lvel, pos, rot, bodyid);
-    pxk_psLocalWind(PX_MDARGC lwind, pos, rot, root);
-    for (int k = 0; k < 3; k++) lvel[3 + k] = lvel[3 + k] - lwind[k];
+    pxk_psWindVelocity(PX_MDARGC lvel, pos, rot, bodyid);
     for (int k = 0; k < 6; k++) lfrc[k] = PX_ZERO;
     pxk_psEllipsoidForces(lfrc, lvel, size, coef, MOPT(density), MOPT(viscosity));
     for (int k = 0; k < 6; k++) lfrc[k] = lfrc[k] * coef[0];
 
     // to the global frame, applied at the geom's center
-    f3[0] = lfrc[0];
-    f3[1] = lfrc[1];
-    f3[2] = lfrc[2];
-    pxk_mulMatVec3(trq, rot, f3);
-    f3[0] = lfrc[3];
-    f3[1] = lfrc[4];
-    f3[2] = lfrc[5];
-    pxk_mulMatVec3(frc, rot, f3);
-    pxk_psApplyFT(PX_MDARGC frc, trq, 1, pos, bodyid, PXK_PS_FLUID);
+    pxk_psApplyLocalFT(PX_MDARGC lfrc, rot, pos, bodyid);
   }
 }
 

@@ -3,10 +3,10 @@
 // step shaders (shaders/forward.comp, shaders/step.comp): the same stages in the same order as
 // the CPU orchestration (csrc/engine/forward.c px_forward, csrc/engine/step.c px_step), with a
 // barrier between dependent stages, so that the GPU's fp64 results equal the CPU's bit for bit.
-//   pxk_phForward:    mj_forward as px_forward runs it (kinematics, tendons, inertia and its
-//                     factorization, transmission, potential energy, velocities, passive
-//                     forces, bias forces with the tendon armature bias, kinetic energy,
-//                     actuation, acceleration, no constraint rows)
+//   pxk_phForward:    mj_forward, the one sequence that px_forward (csrc/engine/forward.c) runs
+//                     too (kinematics, tendons, inertia and its factorization, transmission,
+//                     potential energy, velocities, passive forces, bias forces with the tendon
+//                     armature bias, kinetic energy, actuation, acceleration, no constraint rows)
 //   pxk_phIntegrate:  the Euler, implicit or implicitfast integrator and the state advance of
 //                     mj_step (time excepted: the caller keeps it)
 //   pxk_phRk4Stage, pxk_phRk4Final: RK4 (mj_RungeKutta) around its forward passes

@@ -229,26 +229,7 @@ PX_FN void pxk_objectAcceleration(PX_MDC PX_OUT(PX_REAL, res, 6), int objtype, i
   PXR va[3];
   PXR vl[3];
   PXR corr[3];
-  int body = objid;
-  if (objtype == PX_OBJ_BODY) {
-    PXK_GET(3, pos, D, xipos, 3 * objid);
-    PXK_GET(9, rot, D, ximat, 9 * objid);
-  } else if (objtype == PX_OBJ_XBODY) {
-    PXK_GET(3, pos, D, xpos, 3 * objid);
-    PXK_GET(9, rot, D, xmat, 9 * objid);
-  } else if (objtype == PX_OBJ_GEOM) {
-    body = M(geom_bodyid, objid);
-    PXK_GET(3, pos, D, geom_xpos, 3 * objid);
-    PXK_GET(9, rot, D, geom_xmat, 9 * objid);
-  } else if (objtype == PX_OBJ_SITE) {
-    body = M(site_bodyid, objid);
-    PXK_GET(3, pos, D, site_xpos, 3 * objid);
-    PXK_GET(9, rot, D, site_xmat, 9 * objid);
-  } else {
-    body = M(cam_bodyid, objid);
-    PXK_GET(3, pos, D, cam_xpos, 3 * objid);
-    PXK_GET(9, rot, D, cam_xmat, 9 * objid);
-  }
+  int body = pxk_smObjectFrame(PX_MDARGC objtype, objid, pos, rot);
 
   // dof-less body: at rest
   if (M(body_dofnum, M(body_weldid, body)) == 0) {

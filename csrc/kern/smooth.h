@@ -423,16 +423,10 @@ PX_FN void pxk_rneBias(PX_MD) {
   }
 }
 
-// mj_objectVelocity: 6D velocity (rotation, translation) of an object at its frame origin, in
-// the world orientation or (flg_local) in the object's own
-PX_FN void pxk_objectVelocity(PX_MDC PX_OUT(PX_REAL, res, 6), int objtype, int objid,
-                              int flg_local) {
-  PXR pos[3];
-  PXR rot[9];
-  PXR vel[6];
-  PXR dif[3];
-  PXR cros[3];
-  PXR tran[6];
+// the frame (pos, rot) of an object (body inertial frame, body frame, geom, site or camera) and
+// the body it moves with, which this returns (mj_objectVelocity/Acceleration's object lookup)
+PX_FN int pxk_smObjectFrame(PX_MDC int objtype, int objid, PX_OUT(PX_REAL, pos, 3),
+                            PX_OUT(PX_REAL, rot, 9)) {
   int body = objid;
   if (objtype == PX_OBJ_BODY) {
     PXK_GET(3, pos, D, xipos, 3 * objid);
@@ -453,6 +447,20 @@ PX_FN void pxk_objectVelocity(PX_MDC PX_OUT(PX_REAL, res, 6), int objtype, int o
     PXK_GET(3, pos, D, cam_xpos, 3 * objid);
     PXK_GET(9, rot, D, cam_xmat, 9 * objid);
   }
+  return body;
+}
+
+// mj_objectVelocity: 6D velocity (rotation, translation) of an object at its frame origin, in
+// the world orientation or (flg_local) in the object's own
+PX_FN void pxk_objectVelocity(PX_MDC PX_OUT(PX_REAL, res, 6), int objtype, int objid,
+                              int flg_local) {
+  PXR pos[3];
+  PXR rot[9];
+  PXR vel[6];
+  PXR dif[3];
+  PXR cros[3];
+  PXR tran[6];
+  int body = pxk_smObjectFrame(PX_MDARGC objtype, objid, pos, rot);
 
   // dof-less body: at rest
   if (M(body_dofnum, M(body_weldid, body)) == 0) {

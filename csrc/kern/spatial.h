@@ -65,8 +65,8 @@ PX_FN void pxk_normalize4(PX_INOUT(PX_REAL, vec, 4)) {
   }
 }
 
-// normalize a 3-vector in place; tiny norm gives (1, 0, 0)
-PX_FN void pxk_normalize3(PX_INOUT(PX_REAL, vec, 3)) {
+// normalize a 3-vector in place and return its norm (mju_normalize3); tiny norm gives (1, 0, 0)
+PX_FN PX_REAL pxk_normalize3(PX_INOUT(PX_REAL, vec, 3)) {
   PXR norm = PX_SQRT(vec[0] * vec[0] + vec[1] * vec[1] + vec[2] * vec[2]);
   if (norm < PXK_MINVAL) {
     vec[0] = PX_R(1.0);
@@ -78,6 +78,34 @@ PX_FN void pxk_normalize3(PX_INOUT(PX_REAL, vec, 3)) {
     vec[1] *= inv;
     vec[2] *= inv;
   }
+  return norm;
+}
+
+// normalize a 2-vector in place (mju_normalize with n = 2); tiny norm gives (1, 0)
+PX_FN void pxk_normalize2(PX_INOUT(PX_REAL, vec, 2)) {
+  PXR norm = PX_SQRT(vec[0] * vec[0] + vec[1] * vec[1]);
+  if (norm < PXK_MINVAL) {
+    vec[0] = PX_R(1.0);
+    vec[1] = PX_R(0.0);
+  } else {
+    PXR inv = PX_R(1.0) / norm;
+    vec[0] *= inv;
+    vec[1] *= inv;
+  }
+}
+
+// a . b (3-vectors)
+PX_FN PX_REAL pxk_dot3(PX_IN(PX_REAL, a, 3), PX_IN(PX_REAL, b, 3)) {
+  PXR r = a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+  return r;
+}
+
+// mat' * vec (3x3, row-major)
+PX_FN void pxk_mulMatTVec3(PX_OUT(PX_REAL, res, 3), PX_IN(PX_REAL, mat, 9),
+                           PX_IN(PX_REAL, vec, 3)) {
+  res[0] = mat[0] * vec[0] + mat[3] * vec[1] + mat[6] * vec[2];
+  res[1] = mat[1] * vec[0] + mat[4] * vec[1] + mat[7] * vec[2];
+  res[2] = mat[2] * vec[0] + mat[5] * vec[1] + mat[8] * vec[2];
 }
 
 // res = qa * qb

@@ -20,6 +20,7 @@
 #ifndef PX_KERN_TENDON_H_
 #define PX_KERN_TENDON_H_
 
+#include "kern/jac.h"
 #include "kern/kinematics.h"
 #include "kern/libm.h"
 #include "kern/spatial.h"
@@ -28,56 +29,6 @@
 #define PXK_TEN_PI PX_R(3.14159265358979323846)
 
 //---------------------------------- small math ----------------------------------------------------
-
-// a . b (3-vectors)
-PX_FN PX_REAL pxk_tenDot3(PX_IN(PX_REAL, a, 3), PX_IN(PX_REAL, b, 3)) {
-  PXR r = a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-  return r;
-}
-
-// mat' * vec (3x3, row-major)
-PX_FN void pxk_tenMulMatTVec3(PX_OUT(PX_REAL, res, 3), PX_IN(PX_REAL, mat, 9),
-                              PX_IN(PX_REAL, vec, 3)) {
-  res[0] = mat[0] * vec[0] + mat[3] * vec[1] + mat[6] * vec[2];
-  res[1] = mat[1] * vec[0] + mat[4] * vec[1] + mat[7] * vec[2];
-  res[2] = mat[2] * vec[0] + mat[5] * vec[1] + mat[8] * vec[2];
-}
-
-// normalize a 3-vector in place, returning its norm (mju_normalize3)
-PX_FN PX_REAL pxk_tenNormalize3(PX_INOUT(PX_REAL, vec, 3)) {
-  PXR norm = PX_SQRT(vec[0] * vec[0] + vec[1] * vec[1] + vec[2] * vec[2]);
-  if (norm < PXK_MINVAL) {
-    vec[0] = PX_R(1.0);
-    vec[1] = PX_R(0.0);
-    vec[2] = PX_R(0.0);
-  } else {
-    PXR inv = PX_R(1.0) / norm;
-    vec[0] *= inv;
-    vec[1] *= inv;
-    vec[2] *= inv;
-  }
-  return norm;
-}
-
-// normalize a 2-vector in place (mju_normalize with n = 2)
-PX_FN void pxk_tenNormalize2(PX_INOUT(PX_REAL, vec, 2)) {
-  PXR norm = PX_SQRT(vec[0] * vec[0] + vec[1] * vec[1]);
-  if (norm < PXK_MINVAL) {
-    vec[0] = PX_R(1.0);
-    vec[1] = PX_R(0.0);
-  } else {
-    PXR inv = PX_R(1.0) / norm;
-    vec[0] *= inv;
-    vec[1] *= inv;
-  }
-}
-
-// the last dof of the chain that moves `body` (its weld root's last dof), -1 when none
-PX_FN int pxk_tenLastDof(PX_MDC int body) {
-  int w = M(body_weldid, body);
-  int n = M(body_dofnum, w);
-  return n == 0 ? -1 : M(body_dofadr, w) + n - 1;
-}
 
 // translational Jacobian column of dof da at a point with offset off from its root's subtree com
 PX_FN void pxk_tenJacCol(PX_MDC PX_OUT(PX_REAL, jp, 3), PX_IN(PX_REAL, off, 3), int da) {
@@ -88,14 +39,6 @@ PX_FN void pxk_tenJacCol(PX_MDC PX_OUT(PX_REAL, jp, 3), PX_IN(PX_REAL, off, 3), 
   jp[0] = D(cdof, 6 * da + 3) + t[0];
   jp[1] = D(cdof, 6 * da + 4) + t[1];
   jp[2] = D(cdof, 6 * da + 5) + t[2];
-}
-
-// offset of a global point from the subtree com of its body's root
-PX_FN void pxk_tenOffset(PX_MDC PX_OUT(PX_REAL, off, 3), PX_IN(PX_REAL, pnt, 3), int body) {
-  int root = M(body_rootid, body);
-  off[0] = pnt[0] - D(subtree_com, 3 * root);
-  off[1] = pnt[1] - D(subtree_com, 3 * root + 1);
-  off[2] = pnt[2] - D(subtree_com, 3 * root + 2);
 }
 
 // sparse row . dense qvel in MuJoCo's order (mju_dotSparse: four partial sums over blocks of
@@ -159,8 +102,8 @@ PX_FN PX_REAL pxk_tenArc(PX_IN(PX_REAL, p0, 2), PX_IN(PX_REAL, p1, 2), int ind, 
   p0n[1] = p0[1];
   p1n[0] = p1[0];
   p1n[1] = p1[1];
-  pxk_tenNormalize2(p0n);
-  pxk_tenNormalize2(p1n);
+  pxk_normalize2(p0n);
+  pxk_normalize2(p1n);
   PXR c = p0n[0] * p1n[0] + p0n[1] * p1n[1];
   PXR angle = pxk_acos(c);
   PXR cr = p0[1] * p1[0] - p0[0] * p1[1];
@@ -226,7 +169,7 @@ PX_FN PX_REAL pxk_tenWrapCircle(PX_OUT(PX_REAL, pnt, 4), PX_IN(PX_REAL, end, 4),
     if (hasside != 0) {
       tmp[0] = sol[4 * i + 0] + sol[4 * i + 2];
       tmp[1] = sol[4 * i + 1] + sol[4 * i + 3];
-      pxk_tenNormalize2(tmp);
+      pxk_normalize2(tmp);
       good[i] = tmp[0] * side[0] + tmp[1] * side[1];
     } else {
       tmp[0] = sol[4 * i + 0] - sol[4 * i + 2];
@@ -285,7 +228,7 @@ PX_FN PX_REAL pxk_tenWrapInside(PX_OUT(PX_REAL, pnt, 4), PX_IN(PX_REAL, end, 4),
   PXR v[2];
   v[0] = PX_R(0.5) * (end[0] + end[2]);
   v[1] = PX_R(0.5) * (end[1] + end[3]);
-  pxk_tenNormalize2(v);
+  pxk_normalize2(v);
   pnt[0] = v[0] * radius;
   pnt[1] = v[1] * radius;
   pnt[2] = pnt[0];
@@ -346,7 +289,7 @@ PX_FN PX_REAL pxk_tenWrapInside(PX_OUT(PX_REAL, pnt, 4), PX_IN(PX_REAL, end, 4),
     PXR bs = pxk_asin(bz);
     ang = pxk_asin(z) - bs;
   }
-  pxk_tenNormalize2(v);
+  pxk_normalize2(v);
   PXR ca = pxk_cos(ang);
   PXR sa = pxk_sin(ang);
   pnt[0] = radius * (ca * v[0] - sa * v[1]);
@@ -365,9 +308,9 @@ PX_FN PX_REAL pxk_tenWrap(PX_OUT(PX_REAL, wpnt, 6), PX_IN(PX_REAL, x0, 3), PX_IN
   PXR p0[3];
   PXR p1[3];
   pxk_sub3(tmp, x0, xpos);
-  pxk_tenMulMatTVec3(p0, xmat, tmp);
+  pxk_mulMatTVec3(p0, xmat, tmp);
   pxk_sub3(tmp, x1, xpos);
-  pxk_tenMulMatTVec3(p1, xmat, tmp);
+  pxk_mulMatTVec3(p1, xmat, tmp);
   PXR n0 = PX_SQRT(p0[0] * p0[0] + p0[1] * p0[1] + p0[2] * p0[2]);
   PXR n1 = PX_SQRT(p1[0] * p1[0] + p1[1] * p1[1] + p1[2] * p1[2]);
   if (n0 < PXK_MINVAL || n1 < PXK_MINVAL) return PX_R(-1.0);
@@ -378,9 +321,9 @@ PX_FN PX_REAL pxk_tenWrap(PX_OUT(PX_REAL, wpnt, 6), PX_IN(PX_REAL, x0, 3), PX_IN
   PXR normal[3];
   if (wtype == PX_WRAP_SPHERE) {
     pxk_copy3(ax0, p0);
-    pxk_tenNormalize3(ax0);
+    pxk_normalize3(ax0);
     pxk_cross(normal, p0, p1);
-    PXR nrm = pxk_tenNormalize3(normal);
+    PXR nrm = pxk_normalize3(normal);
     if (nrm < PXK_MINVAL) {
       // p0, p1 parallel: any normal, from the axis with zero at the largest component of ax0
       int i = 0;
@@ -394,10 +337,10 @@ PX_FN PX_REAL pxk_tenWrap(PX_OUT(PX_REAL, wpnt, 6), PX_IN(PX_REAL, x0, 3), PX_IN
       ax1[2] = PX_R(1.0);
       ax1[i] = PX_R(0.0);
       pxk_cross(normal, ax0, ax1);
-      pxk_tenNormalize3(normal);
+      pxk_normalize3(normal);
     }
     pxk_cross(ax1, normal, ax0);
-    pxk_tenNormalize3(ax1);
+    pxk_normalize3(ax1);
   } else {
     ax0[0] = PX_R(1.0);
     ax0[1] = PX_R(0.0);
@@ -408,10 +351,10 @@ PX_FN PX_REAL pxk_tenWrap(PX_OUT(PX_REAL, wpnt, 6), PX_IN(PX_REAL, x0, 3), PX_IN
   }
 
   PXR e[4];
-  e[0] = pxk_tenDot3(p0, ax0);
-  e[1] = pxk_tenDot3(p0, ax1);
-  e[2] = pxk_tenDot3(p1, ax0);
-  e[3] = pxk_tenDot3(p1, ax1);
+  e[0] = pxk_dot3(p0, ax0);
+  e[1] = pxk_dot3(p0, ax1);
+  e[2] = pxk_dot3(p1, ax0);
+  e[3] = pxk_dot3(p1, ax1);
 
   // side point in the same frame, scaled to the radius
   PXR s[3];
@@ -421,10 +364,10 @@ PX_FN PX_REAL pxk_tenWrap(PX_OUT(PX_REAL, wpnt, 6), PX_IN(PX_REAL, x0, 3), PX_IN
   PXR sn = PX_ZERO;
   if (hasside != 0) {
     pxk_sub3(tmp, side, xpos);
-    pxk_tenMulMatTVec3(s, xmat, tmp);
-    sd[0] = pxk_tenDot3(s, ax0);
-    sd[1] = pxk_tenDot3(s, ax1);
-    pxk_tenNormalize2(sd);
+    pxk_mulMatTVec3(s, xmat, tmp);
+    sd[0] = pxk_dot3(s, ax0);
+    sd[1] = pxk_dot3(s, ax1);
+    pxk_normalize2(sd);
     sd[0] *= radius;
     sd[1] *= radius;
     sn = PX_SQRT(s[0] * s[0] + s[1] * s[1] + s[2] * s[2]);
@@ -497,15 +440,15 @@ PX_FN void pxk_tenSegmentJac(PX_MDC int ten, int b0, int b1, PX_IN(PX_REAL, p0, 
   PXR j1[3];
   PXR jd[3];
   pxk_sub3(dif, p1, p0);
-  pxk_tenNormalize3(dif);
-  pxk_tenOffset(PX_MDARGC off0, p0, b0);
-  pxk_tenOffset(PX_MDARGC off1, p1, b1);
+  pxk_normalize3(dif);
+  pxk_jacOffset(PX_MDARGC off0, p0, b0);
+  pxk_jacOffset(PX_MDARGC off1, p1, b1);
   if (MS(nv) == 0) return;
 
   int rowadr = M(ten_J_rowadr, ten);
   int rownnz = M(ten_J_rownnz, ten);
-  int da0 = pxk_tenLastDof(PX_MDARGC b0);
-  int da1 = pxk_tenLastDof(PX_MDARGC b1);
+  int da0 = pxk_jacLastDof(PX_MDARGC b0);
+  int da1 = pxk_jacLastDof(PX_MDARGC b1);
   while (da0 >= 0 || da1 >= 0) {
     int da = da0 > da1 ? da0 : da1;
     int in0 = da0 == da ? 1 : 0;

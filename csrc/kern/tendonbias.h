@@ -153,7 +153,7 @@ PX_FN PX_REAL pxk_tendonDot(PX_MDC int id) {
         dpnt[r] = p1[r] - p0[r];
         dvel[r] = w1[r] - w0[r];
       }
-      PXR norm = pxk_tenNormalize3(dpnt);
+      PXR norm = pxk_normalize3(dpnt);
       PXR dot = dpnt[0] * dvel[0] + dpnt[1] * dvel[1] + dpnt[2] * dvel[2];
       PXR ndot = -dot;
       for (int r = 0; r < 3; r++) {

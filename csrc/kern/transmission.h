@@ -28,7 +28,7 @@ PX_FN void pxk_trnQuat2Vel(PX_OUT(PX_REAL, res, 3), PX_IN(PX_REAL, quat, 4)) {
   axis[0] = quat[1];
   axis[1] = quat[2];
   axis[2] = quat[3];
-  PXR sina2 = pxk_tenNormalize3(axis);
+  PXR sina2 = pxk_normalize3(axis);
   PXR speed = PX_R(2.0) * pxk_atan2(sina2, quat[0]);
   if (speed > PXK_TEN_PI) {
     PXR twopi = PX_R(2.0) * PXK_TEN_PI;
@@ -107,7 +107,7 @@ PX_FN int pxk_trnJoint(PX_MDC int i, int orow, int adr, int id) {
       pxk_trnNegQuat(nq, quat);
       pxk_rotVecQuat(ga, g3, nq);
     }
-    D(actuator_length, orow) = pxk_tenDot3(axis, ga);
+    D(actuator_length, orow) = pxk_dot3(axis, ga);
     for (int k = 0; k < 3; k++) {
       D(moment_colind, adr + k) = dadr + k;
       D(actuator_moment, adr + k) = ga[k];
@@ -153,8 +153,8 @@ PX_FN int pxk_trnSliderCrank(PX_MDC int i, int orow, int adr, int id) {
   pxk_sub3(vec, sp, ss);
 
   // length = a'v - sqrt((a'v)^2 + r^2 - v'v), or a'v where the root is not real
-  PXR av = pxk_tenDot3(vec, axis);
-  PXR vv = pxk_tenDot3(vec, vec);
+  PXR av = pxk_dot3(vec, axis);
+  PXR vv = pxk_dot3(vec, vec);
   PXR det = av * av + rod * rod - vv;
   PXR sdet = PX_ZERO;
   PXR len = av;
@@ -195,10 +195,10 @@ PX_FN int pxk_trnSliderCrank(PX_MDC int i, int orow, int adr, int id) {
   PXR jA[3];
   int b0 = M(site_bodyid, id);
   int b1 = M(site_bodyid, idslider);
-  pxk_tenOffset(PX_MDARGC off0, sp, b0);
-  pxk_tenOffset(PX_MDARGC off1, ss, b1);
-  int da0 = pxk_tenLastDof(PX_MDARGC b0);
-  int da1 = pxk_tenLastDof(PX_MDARGC b1);
+  pxk_jacOffset(PX_MDARGC off0, sp, b0);
+  pxk_jacOffset(PX_MDARGC off1, ss, b1);
+  int da0 = pxk_jacLastDof(PX_MDARGC b0);
+  int da1 = pxk_jacLastDof(PX_MDARGC b1);
   int nnz = 0;
   while (da0 >= 0 || da1 >= 0) {
     int da = da0 > da1 ? da0 : da1;
@@ -259,7 +259,7 @@ PX_FN int pxk_trnSite(PX_MDC int i, int orow, int adr, int id) {
   PXK_GET(6, gear, M, actuator_gear, 6 * orow);
   int b0 = M(site_bodyid, id);
   PXK_GET(3, sp, D, site_xpos, 3 * id);
-  pxk_tenOffset(PX_MDARGC off0, sp, b0);
+  pxk_jacOffset(PX_MDARGC off0, sp, b0);
   int nnz = 0;
 
   if (refid == -1) {
@@ -270,7 +270,7 @@ PX_FN int pxk_trnSite(PX_MDC int i, int orow, int adr, int id) {
     pxk_mulMatVec3(wt, mat, g3);
     for (int k = 0; k < 3; k++) g3[k] = gear[3 + k];
     pxk_mulMatVec3(wr, mat, g3);
-    int da = pxk_tenLastDof(PX_MDARGC b0);
+    int da = pxk_jacLastDof(PX_MDARGC b0);
     while (da >= 0) {
       pxk_tenJacCol(PX_MDARGC jp, off0, da);
       PXK_GET(3, jr, D, cdof, 6 * da);
@@ -292,16 +292,16 @@ PX_FN int pxk_trnSite(PX_MDC int i, int orow, int adr, int id) {
   // sites share move them together and drop out
   int b1 = M(site_bodyid, refid);
   PXK_GET(3, rp, D, site_xpos, 3 * refid);
-  pxk_tenOffset(PX_MDARGC off1, rp, b1);
+  pxk_jacOffset(PX_MDARGC off1, rp, b1);
   PXK_GET(9, mat, D, site_xmat, 9 * refid);
   int trans = (gear[0] != PX_R(0.0) || gear[1] != PX_R(0.0) || gear[2] != PX_R(0.0)) ? 1 : 0;
   int rot = (gear[3] != PX_R(0.0) || gear[4] != PX_R(0.0) || gear[5] != PX_R(0.0)) ? 1 : 0;
   PXR len = PX_ZERO;
   if (trans != 0) {
     pxk_sub3(tmp, sp, rp);
-    pxk_tenMulMatTVec3(vec, mat, tmp);
+    pxk_mulMatTVec3(vec, mat, tmp);
     for (int k = 0; k < 3; k++) g3[k] = gear[k];
-    PXR l = pxk_tenDot3(vec, g3);
+    PXR l = pxk_dot3(vec, g3);
     len += l;
     pxk_mulMatVec3(wt, mat, g3);
   }
@@ -314,14 +314,14 @@ PX_FN int pxk_trnSite(PX_MDC int i, int orow, int adr, int id) {
     pxk_mulQuat(qd, nq, q0);
     pxk_trnQuat2Vel(vec, qd);
     for (int k = 0; k < 3; k++) g3[k] = gear[3 + k];
-    PXR l = pxk_tenDot3(vec, g3);
+    PXR l = pxk_dot3(vec, g3);
     len += l;
     pxk_mulMatVec3(wr, mat, g3);
   }
   D(actuator_length, orow) = len;
 
-  int da0 = pxk_tenLastDof(PX_MDARGC b0);
-  int da1 = pxk_tenLastDof(PX_MDARGC b1);
+  int da0 = pxk_jacLastDof(PX_MDARGC b0);
+  int da1 = pxk_jacLastDof(PX_MDARGC b1);
   while (da0 >= 0 || da1 >= 0) {
     int da = da0 > da1 ? da0 : da1;
     int in0 = da0 == da ? 1 : 0;

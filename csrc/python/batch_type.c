@@ -357,18 +357,7 @@ static PyObject* batch_dir(PyObject* selfobj, PyObject* unused) {
       "forward",
       "seed",
       NULL};
-  PyObject* list = PyList_New(0);
-  if (!list) return NULL;
-  for (int i = 0; names[i]; i++) {
-    PyObject* n = PyUnicode_FromString(names[i]);
-    if (!n || PyList_Append(list, n) < 0) {
-      Py_XDECREF(n);
-      Py_DECREF(list);
-      return NULL;
-    }
-    Py_DECREF(n);
-  }
-  return list;
+  return py_nameList(names);
 }
 
 static PyObject* batch_get_model(PyObject* selfobj, void* closure) {

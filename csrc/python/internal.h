@@ -12,6 +12,9 @@
 // Raise the Python exception matching a failed status (module.c); returns NULL.
 PyObject* py_raise(const pxStatus* st);
 
+// A new list of the strings of a NULL-terminated array (the __dir__ methods; module.c).
+PyObject* py_nameList(const char* const* names);
+
 // The pxModel of a phalanx Model object, or NULL with a TypeError naming fn (module.c).
 pxModel* py_modelOf(PyObject* obj, const char* fn);
 

@@ -34,6 +34,22 @@ static moduleState* getState(void) {
   return mod ? (moduleState*)PyModule_GetState(mod) : NULL;
 }
 
+// a new list of the strings of a NULL-terminated array (the __dir__ methods)
+PyObject* py_nameList(const char* const* names) {
+  PyObject* list = PyList_New(0);
+  if (!list) return NULL;
+  for (int i = 0; names[i]; i++) {
+    PyObject* n = PyUnicode_FromString(names[i]);
+    if (!n || PyList_Append(list, n) < 0) {
+      Py_XDECREF(n);
+      Py_DECREF(list);
+      return NULL;
+    }
+    Py_DECREF(n);
+  }
+  return list;
+}
+
 // raise the Python exception matching a failed status; returns NULL for `return py_raise(..)`
 PyObject* py_raise(const pxStatus* st) {
   moduleState* s = getState();
@@ -447,8 +463,6 @@ static int model_setattro(PyObject* self, PyObject* nameobj, PyObject* value) {
 static PyObject* model_dir(PyObject* self, PyObject* unused) {
   (void)self;
   (void)unused;
-  PyObject* list = PyList_New(0);
-  if (!list) return NULL;
   static const char* const names[] = {
 #define X(sname) #sname,
       PX_MODEL_SIZES(X)
@@ -464,16 +478,7 @@ static PyObject* model_dir(PyObject* self, PyObject* unused) {
       "id2name",
       "frozen",
       NULL};
-  for (int i = 0; names[i]; i++) {
-    PyObject* n = PyUnicode_FromString(names[i]);
-    if (!n || PyList_Append(list, n) < 0) {
-      Py_XDECREF(n);
-      Py_DECREF(list);
-      return NULL;
-    }
-    Py_DECREF(n);
-  }
-  return list;
+  return py_nameList(names);
 }
 
 static PyObject* model_name2id(PyObject* self, PyObject* args) {
@@ -663,24 +668,13 @@ static int data_setattro(PyObject* self, PyObject* nameobj, PyObject* value) {
 static PyObject* data_dir(PyObject* self, PyObject* unused) {
   (void)self;
   (void)unused;
-  PyObject* list = PyList_New(0);
-  if (!list) return NULL;
   static const char* const names[] = {
 #define X(type, fname, nr, nc) #fname,
       PX_DATA_FIELDS(X)
 #undef X
           "time",
       "model", NULL};
-  for (int i = 0; names[i]; i++) {
-    PyObject* n = PyUnicode_FromString(names[i]);
-    if (!n || PyList_Append(list, n) < 0) {
-      Py_XDECREF(n);
-      Py_DECREF(list);
-      return NULL;
-    }
-    Py_DECREF(n);
-  }
-  return list;
+  return py_nameList(names);
 }
 
 static PyObject* data_get_model(PyObject* self, void* closure) {
@@ -748,15 +742,41 @@ static int checkPair(PyObject* model, PyObject* data, const char* fn) {
   return 1;
 }
 
-static PyObject* py_kinematics(PyObject* mod, PyObject* args) {
-  (void)mod;
+// the (model, data) stage entry points: arguments parsed and checked (checkPair), the Data
+// claimed, the stage run with the GIL released, the Data given back; runStatusStage raises the
+// stage's error status
+typedef void (*voidStageFn)(const pxModel*, pxData*);
+typedef pxtStatus (*statusStageFn)(const pxModel*, pxData*, pxStatus*);
+
+static PyObject* runStage(PyObject* args, const char* fn, voidStageFn f) {
   PyObject *model, *data;
-  if (!PyArg_ParseTuple(args, "OO:kinematics", &model, &data)) return NULL;
-  if (!checkPair(model, data, "kinematics")) return NULL;
+  if (!PyArg_UnpackTuple(args, fn, 2, 2, &model, &data)) return NULL;
+  if (!checkPair(model, data, fn)) return NULL;
   DataObject* dob = (DataObject*)data;
   const pxModel* m = ((ModelObject*)model)->m;
-  PX_RUN_CLAIMED(dob, (ModelObject*)model, "kinematics", px_kinematics(m, &dob->d))
+  PX_RUN_CLAIMED(dob, (ModelObject*)model, fn, f(m, &dob->d))
   Py_RETURN_NONE;
+}
+
+static PyObject* runStatusStage(PyObject* args, const char* fn, statusStageFn f) {
+  PyObject *model, *data;
+  if (!PyArg_UnpackTuple(args, fn, 2, 2, &model, &data)) return NULL;
+  if (!checkPair(model, data, fn)) return NULL;
+  DataObject* dob = (DataObject*)data;
+  const pxModel* m = ((ModelObject*)model)->m;
+  pxStatus st;
+  px_statusClear(&st);
+  pxtStatus code;
+  PX_RUN_CLAIMED(dob, (ModelObject*)model, fn, code = f(m, &dob->d, &st))
+  if (code != PX_OK) return py_raise(&st);
+  Py_RETURN_NONE;
+}
+
+// kinematics(model, data); _passive(model, data): the passive-force stage alone (private: tests
+// fill its inputs)
+static PyObject* py_kinematics(PyObject* mod, PyObject* args) {
+  (void)mod;
+  return runStage(args, "kinematics", px_kinematics);
 }
 
 // _passive(model, data): the passive-force stage alone (private: tests fill its inputs)
@@ -801,72 +821,20 @@ static PyObject* py_actuation(PyObject* mod, PyObject* args) {
 // private stage hooks for the tests: _tendon, _transmission, _tendonVelocity (model, data)
 static PyObject* py_tendon(PyObject* mod, PyObject* args) {
   (void)mod;
-  PyObject *model, *data;
-  if (!PyArg_ParseTuple(args, "OO:_tendon", &model, &data)) return NULL;
-  if (!checkPair(model, data, "_tendon")) return NULL;
-  DataObject* dob = (DataObject*)data;
-  const pxModel* m = ((ModelObject*)model)->m;
-  PX_RUN_CLAIMED(dob, (ModelObject*)model, "_tendon", px_tendon(m, &dob->d))
-  Py_RETURN_NONE;
+  return runStage(args, "_tendon", px_tendon);
 }
 
 static PyObject* py_transmission(PyObject* mod, PyObject* args) {
   (void)mod;
-  PyObject *model, *data;
-  if (!PyArg_ParseTuple(args, "OO:_transmission", &model, &data)) return NULL;
-  if (!checkPair(model, data, "_transmission")) return NULL;
-  DataObject* dob = (DataObject*)data;
-  const pxModel* m = ((ModelObject*)model)->m;
-  pxStatus st;
-  px_statusClear(&st);
-  pxtStatus code;
-  PX_RUN_CLAIMED(dob, (ModelObject*)model, "_transmission", code = px_transmission(m, &dob->d, &st))
-  if (code != PX_OK) return py_raise(&st);
-  Py_RETURN_NONE;
+  return runStatusStage(args, "_transmission", px_transmission);
 }
 
 static PyObject* py_tendonVelocity(PyObject* mod, PyObject* args) {
   (void)mod;
-  PyObject *model, *data;
-  if (!PyArg_ParseTuple(args, "OO:_tendonVelocity", &model, &data)) return NULL;
-  if (!checkPair(model, data, "_tendonVelocity")) return NULL;
-  DataObject* dob = (DataObject*)data;
-  const pxModel* m = ((ModelObject*)model)->m;
-  PX_RUN_CLAIMED(dob, (ModelObject*)model, "_tendonVelocity", px_tendonVelocity(m, &dob->d))
-  Py_RETURN_NONE;
+  return runStage(args, "_tendonVelocity", px_tendonVelocity);
 }
 
 //---------------------------------- integration and state -----------------------------------------
-
-// a float64 C-contiguous array of n elements: writable ones must be such arrays already (the
-// result is written in place, as MuJoCo's bindings do); inputs are converted
-static PyArrayObject* numArg(PyObject* obj, npy_intp n, int writable, const char* fn,
-                             const char* name) {
-  if (writable) {
-    if (!PyArray_Check(obj) || PyArray_TYPE((PyArrayObject*)obj) != NPY_FLOAT64 ||
-        !PyArray_IS_C_CONTIGUOUS((PyArrayObject*)obj) ||
-        !PyArray_ISWRITEABLE((PyArrayObject*)obj)) {
-      PyErr_Format(PyExc_TypeError, "%s: %s must be a writable C-contiguous float64 array", fn,
-                   name);
-      return NULL;
-    }
-    Py_INCREF(obj);
-  } else {
-    obj = PyArray_FROMANY(obj, NPY_FLOAT64, 0, 2, NPY_ARRAY_IN_ARRAY);
-    if (!obj) {
-      PyErr_Format(PyExc_TypeError, "%s: %s must be a float64 array", fn, name);
-      return NULL;
-    }
-  }
-  PyArrayObject* a = (PyArrayObject*)obj;
-  if (PyArray_SIZE(a) != n) {
-    PyErr_Format(PyExc_ValueError, "%s: %s has %zd elements; expected %zd", fn, name,
-                 (Py_ssize_t)PyArray_SIZE(a), (Py_ssize_t)n);
-    Py_DECREF(a);
-    return NULL;
-  }
-  return a;
-}
 
 //---------------------------------- smooth dynamics and utilities --------------------------------
 
@@ -877,38 +845,33 @@ static const pxModel* pairArgs(PyObject* model, PyObject* data, const char* fn, 
   return ((ModelObject*)model)->m;
 }
 
-// a writable float64 C-contiguous ndarray of exactly n elements (None allowed when maybeNone),
-// or NULL with an exception naming it; *ptr is its data (NULL for None)
-static int outArg(PyObject* obj, const char* fn, const char* name, npy_intp n, int maybeNone,
-                  double** ptr) {
-  *ptr = NULL;
-  if (obj == Py_None && maybeNone) return 1;
-  if (!PyArray_Check(obj)) {
-    PyErr_Format(PyExc_TypeError, "%s: %s must be a numpy.ndarray of float64, got %s", fn, name,
-                 Py_TYPE(obj)->tp_name);
-    return 0;
-  }
-  PyArrayObject* a = (PyArrayObject*)obj;
-  if (PyArray_TYPE(a) != NPY_FLOAT64 || !PyArray_IS_C_CONTIGUOUS(a) || !PyArray_ISWRITEABLE(a)) {
-    PyErr_Format(PyExc_TypeError, "%s: %s must be a writable C-contiguous float64 array", fn, name);
-    return 0;
-  }
-  if (PyArray_SIZE(a) != n) {
-    PyErr_Format(PyExc_ValueError, "%s: %s has %zd elements; expected %zd", fn, name,
-                 (Py_ssize_t)PyArray_SIZE(a), (Py_ssize_t)n);
-    return 0;
-  }
-  *ptr = (double*)PyArray_DATA(a);
-  return 1;
-}
-
-// an input converted to a float64 C-contiguous array of exactly n elements (new reference)
-static PyArrayObject* inArg(PyObject* obj, const char* fn, const char* name, npy_intp n) {
-  PyArrayObject* a = (PyArrayObject*)PyArray_FROMANY(obj, NPY_FLOAT64, 0, 0, NPY_ARRAY_IN_ARRAY);
-  if (!a) {
-    PyErr_Clear();
-    PyErr_Format(PyExc_TypeError, "%s: %s must be convertible to a float64 array", fn, name);
-    return NULL;
+// the one array-argument validator: a float64 array of exactly n elements, as a new reference.
+// An output (out != 0) is written in place, as MuJoCo's bindings do, so it must already be a
+// writable C-contiguous float64 numpy.ndarray; an input is converted to a C-contiguous float64
+// array (a copy where needed). NULL with a TypeError or ValueError naming fn and name otherwise.
+static PyArrayObject* arrayArg(PyObject* obj, const char* fn, const char* name, npy_intp n,
+                               int out) {
+  PyArrayObject* a;
+  if (out) {
+    if (!PyArray_Check(obj)) {
+      PyErr_Format(PyExc_TypeError, "%s: %s must be a numpy.ndarray of float64, got %s", fn, name,
+                   Py_TYPE(obj)->tp_name);
+      return NULL;
+    }
+    a = (PyArrayObject*)obj;
+    if (PyArray_TYPE(a) != NPY_FLOAT64 || !PyArray_IS_C_CONTIGUOUS(a) || !PyArray_ISWRITEABLE(a)) {
+      PyErr_Format(PyExc_TypeError, "%s: %s must be a writable C-contiguous float64 array", fn,
+                   name);
+      return NULL;
+    }
+    Py_INCREF(a);
+  } else {
+    a = (PyArrayObject*)PyArray_FROMANY(obj, NPY_FLOAT64, 0, 0, NPY_ARRAY_IN_ARRAY);
+    if (!a) {
+      PyErr_Clear();
+      PyErr_Format(PyExc_TypeError, "%s: %s must be convertible to a float64 array", fn, name);
+      return NULL;
+    }
   }
   if (PyArray_SIZE(a) != n) {
     PyErr_Format(PyExc_ValueError, "%s: %s has %zd elements; expected %zd", fn, name,
@@ -917,6 +880,19 @@ static PyArrayObject* inArg(PyObject* obj, const char* fn, const char* name, npy
     return NULL;
   }
   return a;
+}
+
+// an output array (arrayArg with out = 1; None allowed when maybeNone) as a pointer to its data
+// (NULL for None): the caller's argument tuple keeps the array alive for the call
+static int outArg(PyObject* obj, const char* fn, const char* name, npy_intp n, int maybeNone,
+                  double** ptr) {
+  *ptr = NULL;
+  if (obj == Py_None && maybeNone) return 1;
+  PyArrayObject* a = arrayArg(obj, fn, name, n, 1);
+  if (!a) return 0;
+  *ptr = (double*)PyArray_DATA(a);
+  Py_DECREF(a);
+  return 1;
 }
 
 static const pxModel* modelArg(PyObject* model, const char* fn) {
@@ -935,9 +911,9 @@ static PyObject* py_integratePos(PyObject* mod, PyObject* args) {
   if (!PyArg_ParseTuple(args, "OOOd:integratePos", &model, &qposobj, &qvelobj, &dt)) return NULL;
   const pxModel* m = modelArg(model, "integratePos");
   if (!m) return NULL;
-  PyArrayObject* qpos = numArg(qposobj, m->nq, 1, "integratePos", "qpos");
+  PyArrayObject* qpos = arrayArg(qposobj, "integratePos", "qpos", m->nq, 1);
   if (!qpos) return NULL;
-  PyArrayObject* qvel = numArg(qvelobj, m->nv, 0, "integratePos", "qvel");
+  PyArrayObject* qvel = arrayArg(qvelobj, "integratePos", "qvel", m->nv, 0);
   if (!qvel) {
     Py_DECREF(qpos);
     return NULL;
@@ -954,7 +930,7 @@ static PyObject* py_normalizeQuat(PyObject* mod, PyObject* args) {
   if (!PyArg_ParseTuple(args, "OO:normalizeQuat", &model, &qposobj)) return NULL;
   const pxModel* m = modelArg(model, "normalizeQuat");
   if (!m) return NULL;
-  PyArrayObject* qpos = numArg(qposobj, m->nq, 1, "normalizeQuat", "qpos");
+  PyArrayObject* qpos = arrayArg(qposobj, "normalizeQuat", "qpos", m->nq, 1);
   if (!qpos) return NULL;
   px_normalizeQuat(m, (pxtNum*)PyArray_DATA(qpos));
   Py_DECREF(qpos);
@@ -971,9 +947,9 @@ static PyObject* py_differentiatePos(PyObject* mod, PyObject* args) {
   const pxModel* m = modelArg(model, "differentiatePos");
   if (!m) return NULL;
   PyArrayObject *qvel = NULL, *q1 = NULL, *q2 = NULL;
-  qvel = numArg(qvelobj, m->nv, 1, "differentiatePos", "qvel");
-  if (qvel) q1 = numArg(q1obj, m->nq, 0, "differentiatePos", "qpos1");
-  if (q1) q2 = numArg(q2obj, m->nq, 0, "differentiatePos", "qpos2");
+  qvel = arrayArg(qvelobj, "differentiatePos", "qvel", m->nv, 1);
+  if (qvel) q1 = arrayArg(q1obj, "differentiatePos", "qpos1", m->nq, 0);
+  if (q1) q2 = arrayArg(q2obj, "differentiatePos", "qpos2", m->nq, 0);
   if (q2) {
     px_differentiatePos(m, (pxtNum*)PyArray_DATA(qvel), dt, (const pxtNum*)PyArray_DATA(q1),
                         (const pxtNum*)PyArray_DATA(q2));
@@ -1223,17 +1199,7 @@ static int idArg(int id, int n, const char* fn, const char* what) {
 
 static PyObject* py_forward(PyObject* mod, PyObject* args) {
   (void)mod;
-  PyObject *model, *data;
-  pxData* d;
-  if (!PyArg_ParseTuple(args, "OO:forward", &model, &data)) return NULL;
-  const pxModel* m = pairArgs(model, data, "forward", &d);
-  if (!m) return NULL;
-  pxStatus st;
-  px_statusClear(&st);
-  pxtStatus code;
-  PX_RUN_CLAIMED((DataObject*)data, (ModelObject*)model, "forward", code = px_forward(m, d, &st))
-  if (code != PX_OK) return py_raise(&st);
-  Py_RETURN_NONE;
+  return runStatusStage(args, "forward", px_forward);
 }
 
 static PyObject* py_setConst(PyObject* mod, PyObject* args) {
@@ -1274,13 +1240,7 @@ static PyObject* py_stage(PyObject* mod, PyObject* args) {
 
 static PyObject* py_subtreeVel(PyObject* mod, PyObject* args) {
   (void)mod;
-  PyObject *model, *data;
-  pxData* d;
-  if (!PyArg_ParseTuple(args, "OO:subtreeVel", &model, &data)) return NULL;
-  const pxModel* m = pairArgs(model, data, "subtreeVel", &d);
-  if (!m) return NULL;
-  px_subtreeVel(m, d);
-  Py_RETURN_NONE;
+  return runStage(args, "subtreeVel", px_subtreeVel);
 }
 
 // fullM(model, data, dst): the dense M from data's sparse M (MuJoCo 3.12's mj_fullM)
@@ -1307,7 +1267,7 @@ static PyObject* py_mulM(PyObject* mod, PyObject* args) {
   if (!m) return NULL;
   double* res;
   if (!outArg(resobj, "mulM", "res", m->nv, 0, &res)) return NULL;
-  PyArrayObject* v = inArg(vecobj, "mulM", "vec", m->nv);
+  PyArrayObject* v = arrayArg(vecobj, "mulM", "vec", m->nv, 0);
   if (!v) return NULL;
   if (!dataIdle(data, "mulM")) {
     Py_DECREF(v);
@@ -1345,7 +1305,7 @@ static PyObject* py_solveM(PyObject* mod, PyObject* args) {
   }
   double* x;
   if (!outArg(xobj, "solveM", "x", nx, 0, &x)) return NULL;
-  PyArrayObject* y = inArg(yobj, "solveM", "y", nx);
+  PyArrayObject* y = arrayArg(yobj, "solveM", "y", nx, 0);
   if (!y) return NULL;
   if (!dataIdle(data, "solveM")) {
     Py_DECREF(y);
@@ -1377,7 +1337,7 @@ static PyObject* py_jac(PyObject* mod, PyObject* args) {
   if (!PyArg_ParseTuple(args, "OOOOOi:jac", &model, &data, &jp, &jr, &ptobj, &body)) return NULL;
   if (!checkPair(model, data, "jac")) return NULL;
   if (!idArg(body, ((ModelObject*)model)->m->nbody, "jac", "body")) return NULL;
-  PyArrayObject* pt = inArg(ptobj, "jac", "point", 3);
+  PyArrayObject* pt = arrayArg(ptobj, "jac", "point", 3, 0);
   if (!pt) return NULL;
   double p[3];
   memcpy(p, PyArray_DATA(pt), sizeof p);
@@ -1429,17 +1389,18 @@ static PyObject* py_jacGeom(PyObject* mod, PyObject* args) {
   return jacObject(args, "jacGeom", 3);
 }
 
-// objectVelocity(model, data, objtype, objid, res, flg_local)
-static PyObject* py_objectVelocity(PyObject* mod, PyObject* args) {
-  (void)mod;
+// objectVelocity / objectAcceleration(model, data, objtype, objid, res, flg_local)
+// (mj_objectVelocity, mj_objectAcceleration)
+typedef void (*objectFn)(const pxModel*, const pxData*, int, int, double[6], int);
+
+static PyObject* objectCall(PyObject* args, const char* fn, objectFn f) {
   PyObject *model, *data, *resobj;
   int objtype, objid, local;
   pxData* d;
-  if (!PyArg_ParseTuple(args, "OOiiOi:objectVelocity", &model, &data, &objtype, &objid, &resobj,
-                        &local)) {
+  if (!PyArg_ParseTuple(args, "OOiiOi", &model, &data, &objtype, &objid, &resobj, &local)) {
     return NULL;
   }
-  const pxModel* m = pairArgs(model, data, "objectVelocity", &d);
+  const pxModel* m = pairArgs(model, data, fn, &d);
   if (!m) return NULL;
   int n = objtype == PX_OBJ_BODY || objtype == PX_OBJ_XBODY ? m->nbody
           : objtype == PX_OBJ_GEOM                          ? m->ngeom
@@ -1448,16 +1409,20 @@ static PyObject* py_objectVelocity(PyObject* mod, PyObject* args) {
                                                             : -1;
   if (n < 0) {
     PyErr_Format(PyExc_ValueError,
-                 "objectVelocity: object type %d has no spatial frame (body, xbody, geom, site or "
-                 "camera)",
+                 "%s: object type %d has no spatial frame (body, xbody, geom, site or camera)", fn,
                  objtype);
     return NULL;
   }
-  if (!idArg(objid, n, "objectVelocity", "object")) return NULL;
+  if (!idArg(objid, n, fn, "object")) return NULL;
   double* res;
-  if (!outArg(resobj, "objectVelocity", "res", 6, 0, &res)) return NULL;
-  px_objectVelocity(m, d, objtype, objid, res, local);
+  if (!outArg(resobj, fn, "res", 6, 0, &res)) return NULL;
+  f(m, d, objtype, objid, res, local);
   Py_RETURN_NONE;
+}
+
+static PyObject* py_objectVelocity(PyObject* mod, PyObject* args) {
+  (void)mod;
+  return objectCall(args, "objectVelocity", px_objectVelocity);
 }
 
 // applyFT(model, data, force, torque, point, body, qfrc_target)
@@ -1477,16 +1442,16 @@ static PyObject* py_applyFT(PyObject* mod, PyObject* args) {
   if (!outArg(qobj, "applyFT", "qfrc_target", m->nv, 0, &q)) return NULL;
   PyArrayObject* a;
   if (fobj != Py_None) {
-    if (!(a = inArg(fobj, "applyFT", "force", 3))) return NULL;
+    if (!(a = arrayArg(fobj, "applyFT", "force", 3, 0))) return NULL;
     memcpy(f, PyArray_DATA(a), sizeof f);
     Py_DECREF(a);
   }
   if (tobj != Py_None) {
-    if (!(a = inArg(tobj, "applyFT", "torque", 3))) return NULL;
+    if (!(a = arrayArg(tobj, "applyFT", "torque", 3, 0))) return NULL;
     memcpy(t, PyArray_DATA(a), sizeof t);
     Py_DECREF(a);
   }
-  if (!(a = inArg(pobj, "applyFT", "point", 3))) return NULL;
+  if (!(a = arrayArg(pobj, "applyFT", "point", 3, 0))) return NULL;
   memcpy(p, PyArray_DATA(a), sizeof p);
   Py_DECREF(a);
   if (!dataIdle(data, "applyFT")) return NULL;
@@ -1499,18 +1464,7 @@ static PyObject* py_applyFT(PyObject* mod, PyObject* args) {
 // rnePostConstraint(model, data): cacc, cfrc_int, cfrc_ext (mj_rnePostConstraint)
 static PyObject* py_rnePostConstraint(PyObject* mod, PyObject* args) {
   (void)mod;
-  PyObject *model, *data;
-  pxData* d;
-  if (!PyArg_ParseTuple(args, "OO:rnePostConstraint", &model, &data)) return NULL;
-  const pxModel* m = pairArgs(model, data, "rnePostConstraint", &d);
-  if (!m) return NULL;
-  pxStatus st;
-  px_statusClear(&st);
-  pxtStatus code;
-  PX_RUN_CLAIMED((DataObject*)data, (ModelObject*)model, "rnePostConstraint",
-                 code = px_rnePostConstraint(m, d, &st))
-  if (code != PX_OK) return py_raise(&st);
-  Py_RETURN_NONE;
+  return runStatusStage(args, "rnePostConstraint", px_rnePostConstraint);
 }
 
 // rne(model, data, flg_acc, result): result (nv) = RNE with or without acceleration (mj_rne)
@@ -1534,65 +1488,24 @@ static PyObject* py_rne(PyObject* mod, PyObject* args) {
 }
 
 // energyPos(model, data), energyVel(model, data): data.energy[0] and [1] (mj_energyPos/Vel)
-static PyObject* energyCall(PyObject* args, const char* fn, int vel) {
-  PyObject *model, *data;
-  pxData* d;
-  if (!PyArg_ParseTuple(args, "OO", &model, &data)) return NULL;
-  const pxModel* m = pairArgs(model, data, fn, &d);
-  if (!m) return NULL;
-  pxStatus st;
-  px_statusClear(&st);
-  pxtStatus code;
-  PX_RUN_CLAIMED((DataObject*)data, (ModelObject*)model, fn,
-                 code = vel ? px_energyVel(m, d, &st) : px_energyPos(m, d, &st))
-  if (code != PX_OK) return py_raise(&st);
-  Py_RETURN_NONE;
-}
-
 static PyObject* py_energyPos(PyObject* mod, PyObject* args) {
   (void)mod;
-  return energyCall(args, "energyPos", 0);
+  return runStatusStage(args, "energyPos", px_energyPos);
 }
 
 static PyObject* py_energyVel(PyObject* mod, PyObject* args) {
   (void)mod;
-  return energyCall(args, "energyVel", 1);
+  return runStatusStage(args, "energyVel", px_energyVel);
 }
 
-// objectAcceleration(model, data, objtype, objid, res, flg_local) (mj_objectAcceleration)
 static PyObject* py_objectAcceleration(PyObject* mod, PyObject* args) {
   (void)mod;
-  PyObject *model, *data, *resobj;
-  int objtype, objid, local;
-  pxData* d;
-  if (!PyArg_ParseTuple(args, "OOiiOi:objectAcceleration", &model, &data, &objtype, &objid, &resobj,
-                        &local)) {
-    return NULL;
-  }
-  const pxModel* m = pairArgs(model, data, "objectAcceleration", &d);
-  if (!m) return NULL;
-  int n = objtype == PX_OBJ_BODY || objtype == PX_OBJ_XBODY ? m->nbody
-          : objtype == PX_OBJ_GEOM                          ? m->ngeom
-          : objtype == PX_OBJ_SITE                          ? m->nsite
-          : objtype == PX_OBJ_CAMERA                        ? m->ncam
-                                                            : -1;
-  if (n < 0) {
-    PyErr_Format(PyExc_ValueError,
-                 "objectAcceleration: object type %d has no spatial frame (body, xbody, geom, "
-                 "site or camera)",
-                 objtype);
-    return NULL;
-  }
-  if (!idArg(objid, n, "objectAcceleration", "object")) return NULL;
-  double* res;
-  if (!outArg(resobj, "objectAcceleration", "res", 6, 0, &res)) return NULL;
-  px_objectAcceleration(m, d, objtype, objid, res, local);
-  Py_RETURN_NONE;
+  return objectCall(args, "objectAcceleration", px_objectAcceleration);
 }
 
 // a 3-vector argument copied into v (0 with an exception)
 static int vec3Arg(PyObject* obj, const char* fn, const char* name, double v[3]) {
-  PyArrayObject* a = inArg(obj, fn, name, 3);
+  PyArrayObject* a = arrayArg(obj, fn, name, 3, 0);
   if (!a) return 0;
   memcpy(v, PyArray_DATA(a), 3 * sizeof(double));
   Py_DECREF(a);

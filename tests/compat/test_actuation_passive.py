@@ -19,6 +19,7 @@ import pytest
 
 import phalanx
 from tests.conftest import shared_model
+from tests.compat._util import rel as rel_err
 
 mujoco = pytest.importorskip("mujoco")
 
@@ -78,11 +79,6 @@ def run_both(ours, ref, seed=0, setup=None):
     phalanx._core._passive(ours, od)
     phalanx._core._actuation(ours, od)
     return od, rd
-
-
-def rel_err(a, b):
-    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    return np.linalg.norm(a - b) / max(np.linalg.norm(b), 1e-12)
 
 
 def assert_outputs(od, rd, fields=PASSIVE_OUT + ACTUATION_OUT, nonzero=()):

@@ -16,6 +16,12 @@ import pytest
 
 import phalanx
 from tests.conftest import shared_model
+from tests.compat._util import rel as _rel
+
+
+def rel(a, b):
+    """The compat tolerance measure on flattened arrays (tests/compat/_util.py)."""
+    return _rel(a, b, ravel=True)
 
 TOL = 1e-9
 
@@ -79,12 +85,6 @@ STAGE_INPUTS = ["qpos", "qvel", "act", "ctrl", "act_dot", "qacc", "qacc_warmstar
 def worse(w, e):
     """The larger of two errors, NaN winning (max() would hide it)."""
     return e if not e <= w else w
-
-
-def rel(a, b):
-    a = np.asarray(a, dtype=float).ravel()
-    b = np.asarray(b, dtype=float).ravel()
-    return np.linalg.norm(a - b) / max(np.linalg.norm(b), 1e-12)
 
 
 def pair_from_xml(xml):

@@ -16,6 +16,7 @@ import pytest
 
 import phalanx
 from tests.conftest import SHARED_MODELS, shared_model
+from tests.compat._util import rel
 
 TOL = 1e-9
 DSBL = mujoco.mjtDisableBit
@@ -96,13 +97,6 @@ def load(path, energy=True):
     except NotImplementedError as e:
         pytest.skip(f"forward not supported: {str(e)[:100]}")
     return ours, ref
-
-
-def rel(a, b):
-    a = np.asarray(a, dtype=float)
-    b = np.asarray(b, dtype=float)
-    assert a.shape == b.shape, f"shape {a.shape} != mujoco's {b.shape}"
-    return float(np.linalg.norm(a - b) / max(np.linalg.norm(b), 1e-12))
 
 
 class Worst:

@@ -10,6 +10,7 @@ import pytest
 import phalanx
 from phalanx import _core
 from tests.conftest import shared_model
+from tests.compat._util import rel as relerr
 
 mujoco = pytest.importorskip("mujoco")
 
@@ -39,11 +40,6 @@ CONST_FIELDS = ("body_subtreemass", "dof_M0", "dof_invweight0", "body_invweight0
                 "cam_poscom0", "cam_mat0", "light_pos0", "light_poscom0", "light_dir0",
                 "tendon_lengthspring")
 STATS = ("meaninertia", "meanmass", "meansize", "extent", "center")
-
-
-def relerr(a, b):
-    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    return float(np.linalg.norm(a - b) / max(np.linalg.norm(b), 1e-12))
 
 
 def compare_all(ours, ref, where):

@@ -15,6 +15,7 @@ import pytest
 
 import phalanx
 from tests.conftest import ROOT, SHARED_MODELS, shared_model
+from tests.compat._util import rel
 
 TOL = 1e-9
 
@@ -41,13 +42,6 @@ def pytest_generate_tests(metafunc):
         if metafunc.config.getoption("--full"):
             paths = sorted(set(MODELS) | set(FULL_EXTRA))
         metafunc.parametrize("path", paths, ids=[os.path.relpath(p, SHARED_MODELS) for p in paths])
-
-
-def rel(a, b):
-    a = np.asarray(a, dtype=float)
-    b = np.asarray(b, dtype=float)
-    assert a.shape == b.shape, f"shape {a.shape} != mujoco's {b.shape}"
-    return np.linalg.norm(a - b) / max(np.linalg.norm(b), 1e-12)
 
 
 def check(name, ours, ref):

@@ -18,6 +18,7 @@ import pytest
 import phalanx
 from phalanx import _core
 from tests.conftest import shared_model
+from tests.compat._util import rel as rel_err
 
 mujoco = pytest.importorskip("mujoco")
 
@@ -228,13 +229,6 @@ def random_qpos(ref, rng):
             lo, hi = ref.jnt_range[j] if ref.jnt_limited[j] else (-np.pi, np.pi)
             q[a] = rng.uniform(lo, hi)
     return q
-
-
-def rel_err(a, b):
-    a = np.asarray(a, dtype=np.float64)
-    b = np.asarray(b, dtype=np.float64)
-    assert a.shape == b.shape, f"shape {a.shape} != {b.shape}"
-    return np.linalg.norm(a - b) / max(np.linalg.norm(b), 1e-12)
 
 
 def dense(nrow, ncol, rownnz, rowadr, colind, vals):
