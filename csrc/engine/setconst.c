@@ -124,8 +124,8 @@ static pxtStatus setSameframe(pxModel* m, pxStatus* st) {
   return PX_OK;
 }
 
-// body of the object of wrap j, as a tree id (-1: none)
-static int wrapTree(const pxModel* m, int j) {
+// tree of the body a wrap object is attached to, -1 for pulleys and static bodies
+int px_wrapTree(const pxModel* m, int j) {
   int obj = m->wrap_objid[j], body = -1;
   switch (m->wrap_type[j]) {
     case PX_WRAP_JOINT:
@@ -144,6 +144,40 @@ static int wrapTree(const pxModel* m, int j) {
   return body >= 0 ? m->body_treeid[body] : -1;
 }
 
+// per tendon, the trees along its path: how many, and the first two; mark is ntree chars of
+// scratch
+void px_tendonTrees(pxModel* m, char* mark) {
+  for (int i = 0; i < m->ntendon; i++) {
+    memset(mark, 0, (size_t)m->ntree);
+    m->tendon_treenum[i] = 0;
+    m->tendon_treeid[2 * i] = m->tendon_treeid[2 * i + 1] = -1;
+    for (int w = m->tendon_adr[i]; w < m->tendon_adr[i] + m->tendon_num[i]; w++) {
+      int t = px_wrapTree(m, w);
+      if (t == -1 || mark[t]) continue;
+      mark[t] = 1;
+      if (m->tendon_treenum[i] < 2) m->tendon_treeid[2 * i + m->tendon_treenum[i]] = t;
+      m->tendon_treenum[i]++;
+    }
+  }
+}
+
+// per joint and tendon, the actuator adding damping or armature to it; -1 none, -2 several
+void px_actuatorIds(pxModel* m) {
+  for (int i = 0; i < m->njnt; i++) m->jnt_actuatorid[i] = -1;
+  for (int i = 0; i < m->ntendon; i++) m->tendon_actuatorid[i] = -1;
+  for (int i = 0; i < m->nu; i++) {
+    if (m->actuator_damping[i] == 0 && m->actuator_dampingpoly[2 * i] == 0 &&
+        m->actuator_dampingpoly[2 * i + 1] == 0 && m->actuator_armature[i] == 0) {
+      continue;
+    }
+    int t = m->actuator_trntype[i], id = m->actuator_trnid[2 * i];
+    int* slot = t == PX_TRN_JOINT || t == PX_TRN_JOINTINPARENT ? m->jnt_actuatorid + id
+                : t == PX_TRN_TENDON                           ? m->tendon_actuatorid + id
+                                                               : NULL;
+    if (slot) *slot = *slot == -1 ? i : -2;
+  }
+}
+
 // subtree masses, gravcomp count, actuator ids of joints and tendons, tree tables (setFixed
 // without the sleep policies, which only the compiler sets)
 static pxtStatus setFixed(pxModel* m, pxStatus* st) {
@@ -155,20 +189,7 @@ static pxtStatus setFixed(pxModel* m, pxStatus* st) {
   for (int i = 0; i < m->nbody; i++) ngravcomp += (m->body_gravcomp[i] > 0);
   m->ngravcomp = ngravcomp;
 
-  for (int i = 0; i < m->njnt; i++) m->jnt_actuatorid[i] = -1;
-  for (int i = 0; i < m->ntendon; i++) m->tendon_actuatorid[i] = -1;
-  for (int i = 0; i < m->nu; i++) {
-    if (m->actuator_damping[i] == 0 && m->actuator_dampingpoly[2 * i] == 0 &&
-        m->actuator_dampingpoly[2 * i + 1] == 0 && m->actuator_armature[i] == 0) {
-      continue;
-    }
-    int trn = m->actuator_trntype[i], id = m->actuator_trnid[2 * i];
-    if (trn == PX_TRN_JOINT || trn == PX_TRN_JOINTINPARENT) {
-      m->jnt_actuatorid[id] = m->jnt_actuatorid[id] == -1 ? i : -2;
-    } else if (trn == PX_TRN_TENDON) {
-      m->tendon_actuatorid[id] = m->tendon_actuatorid[id] == -1 ? i : -2;
-    }
-  }
+  px_actuatorIds(m);
 
   for (int i = 0; i < m->nbody; i++) {
     int weld = m->body_weldid[i];
@@ -189,21 +210,9 @@ static pxtStatus setFixed(pxModel* m, pxStatus* st) {
     m->tree_dofnum[cur]++;
   }
 
-  int* mark = (int*)calloc((size_t)m->ntree + 1, sizeof(int));
+  char* mark = (char*)calloc((size_t)m->ntree + 1, 1);
   if (!mark) return PX_FAIL(st, PX_ERR_NOMEM, "setConst: out of memory");
-  for (int i = 0; i < m->ntendon; i++) {
-    memset(mark, 0, sizeof(int) * (size_t)m->ntree);
-    m->tendon_treenum[i] = 0;
-    m->tendon_treeid[2 * i] = m->tendon_treeid[2 * i + 1] = -1;
-    for (int j = m->tendon_adr[i]; j < m->tendon_adr[i] + m->tendon_num[i]; j++) {
-      int t = wrapTree(m, j);
-      if (t != -1 && !mark[t]) {
-        mark[t] = 1;
-        if (m->tendon_treenum[i] < 2) m->tendon_treeid[2 * i + m->tendon_treenum[i]] = t;
-        m->tendon_treenum[i]++;
-      }
-    }
-  }
+  px_tendonTrees(m, mark);
   free(mark);
   return PX_OK;
 }

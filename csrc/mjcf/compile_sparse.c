@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "px/pxdata.h"
 #include "px/pxmodel.h"
 
 // mjtSleepPolicy values of MuJoCo 3.12
@@ -286,59 +287,6 @@ static void dofDofMaps(pxModel* m, int* cursor) {
 
 //---------------------------------- tendons, actuators, sleep -------------------------------------
 
-// tree of the body a wrap object is attached to, -1 for pulleys and static bodies
-static int wrapTree(const pxModel* m, int w) {
-  int id = m->wrap_objid[w], b = -1;
-  switch (m->wrap_type[w]) {
-    case PX_WRAP_JOINT:
-      b = m->jnt_bodyid[id];
-      break;
-    case PX_WRAP_SITE:
-      b = m->site_bodyid[id];
-      break;
-    case PX_WRAP_SPHERE:
-    case PX_WRAP_CYLINDER:
-      b = m->geom_bodyid[id];
-      break;
-    default:
-      break;
-  }
-  return b >= 0 ? m->body_treeid[b] : -1;
-}
-
-// the trees along each tendon's path: how many, and the first two; mark is ntree chars of scratch
-static void tendonTrees(pxModel* m, char* mark) {
-  for (int i = 0; i < m->ntendon; i++) {
-    memset(mark, 0, (size_t)m->ntree);
-    m->tendon_treenum[i] = 0;
-    m->tendon_treeid[2 * i] = m->tendon_treeid[2 * i + 1] = -1;
-    for (int w = m->tendon_adr[i]; w < m->tendon_adr[i] + m->tendon_num[i]; w++) {
-      int t = wrapTree(m, w);
-      if (t == -1 || mark[t]) continue;
-      mark[t] = 1;
-      if (m->tendon_treenum[i] < 2) m->tendon_treeid[2 * i + m->tendon_treenum[i]] = t;
-      m->tendon_treenum[i]++;
-    }
-  }
-}
-
-// per joint and tendon, the actuator adding damping or armature to it; -1 none, -2 several
-static void actuatorIds(pxModel* m) {
-  for (int i = 0; i < m->njnt; i++) m->jnt_actuatorid[i] = -1;
-  for (int i = 0; i < m->ntendon; i++) m->tendon_actuatorid[i] = -1;
-  for (int i = 0; i < m->nu; i++) {
-    if (m->actuator_damping[i] == 0 && m->actuator_dampingpoly[2 * i] == 0 &&
-        m->actuator_dampingpoly[2 * i + 1] == 0 && m->actuator_armature[i] == 0) {
-      continue;
-    }
-    int t = m->actuator_trntype[i], id = m->actuator_trnid[2 * i];
-    int* slot = t == PX_TRN_JOINT || t == PX_TRN_JOINTINPARENT ? m->jnt_actuatorid + id
-                : t == PX_TRN_TENDON                           ? m->tendon_actuatorid + id
-                                                               : NULL;
-    if (slot) *slot = *slot == -1 ? i : -2;
-  }
-}
-
 // a tree left on auto that an actuator or a coupling tendon acts on never sleeps
 static void sleepNever(pxModel* m, int tree) {
   if (tree != -1 && m->tree_sleep_policy[tree] == SLEEP_AUTO) {
@@ -367,7 +315,7 @@ static pxtStatus sleepPolicy(pxcCtx* c, pxModel* m, char* mark) {
         break;
       case PX_TRN_TENDON:
         for (int w = m->tendon_adr[id]; w < m->tendon_adr[id] + m->tendon_num[id]; w++) {
-          sleepNever(m, wrapTree(m, w));
+          sleepNever(m, px_wrapTree(m, w));
         }
         break;
       default:
@@ -387,7 +335,7 @@ static pxtStatus sleepPolicy(pxcCtx* c, pxModel* m, char* mark) {
     if (n < 2 || (n == 2 && !passive)) continue;
     memset(mark, 0, (size_t)m->ntree);
     for (int w = m->tendon_adr[i]; w < m->tendon_adr[i] + m->tendon_num[i]; w++) {
-      int t = wrapTree(m, w);
+      int t = px_wrapTree(m, w);
       if (t == -1 || mark[t]) continue;
       mark[t] = 1;
       int policy = m->tree_sleep_policy[t];
@@ -439,8 +387,8 @@ pxtStatus pxc_compileSparse(pxcCtx* c, pxModel** pm) {
     bodyDofSparse(m, scratch);
     dofDofSparse(m, m->M_rownnz, m->M_rowadr, NULL, m->M_colind, 1, 0, scratch);
     dofDofMaps(m, scratch);
-    tendonTrees(m, used);
-    actuatorIds(m);
+    px_tendonTrees(m, used);
+    px_actuatorIds(m);
     code = sleepPolicy(c, m, used);
   }
   free(scratch);

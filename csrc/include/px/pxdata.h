@@ -94,6 +94,13 @@ pxtStatus px_step2(const pxModel* m, pxData* d);
 // dof_M0 (the diagonal inertia of MuJoCo's simple dofs) from the kinematics in d (compiler).
 void px_setM0(pxModel* m, pxData* d);
 
+// Topology tables mj_setConst and the compiler share: the tree of wrap object w's body (-1 for
+// pulleys and static bodies); tendon_treenum/treeid (mark: ntree chars of scratch);
+// jnt_actuatorid and tendon_actuatorid (the actuator adding damping or armature; -2 several).
+int px_wrapTree(const pxModel* m, int w);
+void px_tendonTrees(pxModel* m, char* mark);
+void px_actuatorIds(pxModel* m);
+
 //---------------------------------- constants (csrc/engine/setconst.c) ----------------------------
 
 // mj_setConst: every constant MuJoCo derives from the model by running the engine at qpos0
