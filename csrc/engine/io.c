@@ -153,6 +153,12 @@ pxWorlds* px_makeWorlds(const pxModel* m, int nworld, pxStatus* st) {
   size_t ncontact = (size_t)nworld * ((size_t)nconmax + PX_MAXCONPAIR);
   off += alignUp(ncontact * sizeof(pxContact));
   off += alignUp((size_t)nworld * sizeof(int));
+  int nefcmax = px_efcCapacity(m);
+  size_t PXE_ROWS = (size_t)nefcmax, PXE_NV = (size_t)m->nv;
+#define X(type, name, n) off += alignUp((size_t)nworld * (size_t)(n) * sizeof(type));
+  PX_EFC_FIELDS(X)
+#undef X
+  off += alignUp((size_t)nworld * PX_EFC_NCOUNT * sizeof(int));
   if (off > limit) {
     free(w);
     PX_FAIL(st, PX_ERR_NOMEM, "%d worlds need %zu bytes, more than the limit of %zu", nworld, off,
@@ -182,6 +188,14 @@ pxWorlds* px_makeWorlds(const pxModel* m, int nworld, pxStatus* st) {
   w->contact = (pxContact*)(void*)(buf + off);
   off += alignUp(ncontact * sizeof(pxContact));
   w->ncon = (int*)(void*)(buf + off);
+  off += alignUp((size_t)nworld * sizeof(int));
+#define X(type, name, n)               \
+  w->name = (type*)(void*)(buf + off); \
+  off += alignUp((size_t)nworld * (size_t)(n) * sizeof(type));
+  PX_EFC_FIELDS(X)
+#undef X
+  w->efc_n = (int*)(void*)(buf + off);
+  w->nefcmax = nefcmax;
   w->nconmax = nconmax;
   for (int i = 0; i < nworld; i++) px_resetWorld(m, w, i);
   return w;
@@ -204,6 +218,12 @@ void px_worldView(const pxWorlds* w, int world, pxData* d) {
   d->contact = w->contact + (size_t)world * ((size_t)w->nconmax + PX_MAXCONPAIR);
   d->ncon = w->ncon + world;
   d->nconmax = w->nconmax;
+  size_t PXE_ROWS = (size_t)w->nefcmax, PXE_NV = (size_t)m->nv;
+#define X(type, name, n) d->name = w->name + (size_t)world * (size_t)(n);
+  PX_EFC_FIELDS(X)
+#undef X
+  d->efc_n = w->efc_n + (size_t)world * PX_EFC_NCOUNT;
+  d->nefcmax = w->nefcmax;
 }
 
 void px_resetWorld(const pxModel* m, pxWorlds* w, int world) {

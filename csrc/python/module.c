@@ -125,6 +125,21 @@ static int dataField(const pxModel* m, const pxData* d, const char* name, fieldI
   }
   PX_DATA_FIELDS(X)
 #undef X
+  // the constraint rows: views of the nefc rows of the last constraint stage (MuJoCo's shapes)
+  if (!strncmp(name, "efc_", 4) && strncmp(name, "efc_sv_", 7) && strncmp(name, "efc_cn_", 7)) {
+    npy_intp nefc = d->efc_n ? d->efc_n[PX_EFC_NEFC] : 0;
+#define X(type, fname, n)                                                             \
+  if (!strcmp(name, #fname)) {                                                        \
+    f->npy = PXNPY_##type;                                                            \
+    f->ptr = (void*)d->fname;                                                         \
+    f->nrow = nefc;                                                                   \
+    f->ncol = !strcmp(#fname, "efc_J") ? m->nv : !strcmp(#fname, "efc_KBIP") ? 4 : 1; \
+    f->flat = f->ncol == 1 && strcmp(#fname, "efc_J");                                \
+    return 1;                                                                         \
+  }
+    PX_EFC_FIELDS(X)
+#undef X
+  }
   return 0;
 }
 
@@ -700,6 +715,20 @@ static PyObject* data_get_ncon(PyObject* self, void* closure) {
   return PyLong_FromLong(*dob->d.ncon);
 }
 
+// nefc, ne, nf, nl and the solver's iterations (closure: the efc_n entry)
+static PyObject* data_get_efcn(PyObject* self, void* closure) {
+  DataObject* dob = (DataObject*)self;
+  if (!dataReady(dob)) return NULL;
+  return PyLong_FromLong(dob->d.efc_n[(int)(intptr_t)closure]);
+}
+
+static PyObject* data_get_nefcmax(PyObject* self, void* closure) {
+  (void)closure;
+  DataObject* dob = (DataObject*)self;
+  if (!dataReady(dob)) return NULL;
+  return PyLong_FromLong(dob->d.nefcmax);
+}
+
 static PyObject* data_get_nconmax(PyObject* self, void* closure) {
   (void)closure;
   DataObject* dob = (DataObject*)self;
@@ -727,6 +756,17 @@ static PyGetSetDef dataGetSet[] = {
     {"ncon", data_get_ncon, NULL, "number of detected contacts (mjData.ncon)", NULL},
     {"nconmax", data_get_nconmax, NULL,
      "contact capacity of this Data (<size nconmax>, else the static bound, at most 2000)", NULL},
+    {"nefc", data_get_efcn, NULL, "number of constraint rows (mjData.nefc)",
+     (void*)(intptr_t)PX_EFC_NEFC},
+    {"ne", data_get_efcn, NULL, "number of equality rows (mjData.ne)", (void*)(intptr_t)PX_EFC_NE},
+    {"nf", data_get_efcn, NULL, "number of friction loss rows (mjData.nf)",
+     (void*)(intptr_t)PX_EFC_NF},
+    {"nl", data_get_efcn, NULL, "number of limit rows (mjData.nl)", (void*)(intptr_t)PX_EFC_NL},
+    {"solver_niter", data_get_efcn, NULL,
+     "iterations of the last constraint solve (mjData.solver_niter[0]; monolithic)",
+     (void*)(intptr_t)PX_EFC_NITER},
+    {"nefcmax", data_get_nefcmax, NULL,
+     "constraint row capacity of this Data (<size njmax>, else the static bound)", NULL},
     {"_contact_bytes", data_get_contact_bytes, NULL,
      "the contact records as a uint8 array (sizeof(pxContact) bytes each)", NULL},
     {NULL, NULL, NULL, NULL, NULL}};

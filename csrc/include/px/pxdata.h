@@ -38,6 +38,50 @@ typedef struct {
 // contacts one narrow-phase routine may return (mjMAXCONPAIR)
 #define PX_MAXCONPAIR 50
 
+// Constraint rows (csrc/kern/constraint.h) and the Newton solver's scratch (csrc/kern/solver.h)
+// of one world: X(type, name, n) with n the elements per world in terms of PXE_ROWS (the row
+// capacity nefcmax, px_efcCapacity) and PXE_NV (nv). Kept out of PX_DATA_FIELDS: the GPU layout
+// does not carry them (the GPU runs no constraint stage). The names of MuJoCo's mjData arrays are
+// MuJoCo's; efc_sv_* and efc_cn_* are phalanx scratch.
+#define PX_EFC_FIELDS(X)                \
+  X(int, efc_type, PXE_ROWS)            \
+  X(int, efc_id, PXE_ROWS)              \
+  X(int, efc_state, PXE_ROWS)           \
+  X(int, efc_sv_oldstate, PXE_ROWS)     \
+  X(pxtNum, efc_J, PXE_ROWS* PXE_NV)    \
+  X(pxtNum, efc_pos, PXE_ROWS)          \
+  X(pxtNum, efc_margin, PXE_ROWS)       \
+  X(pxtNum, efc_frictionloss, PXE_ROWS) \
+  X(pxtNum, efc_diagA, PXE_ROWS)        \
+  X(pxtNum, efc_KBIP, 4 * PXE_ROWS)     \
+  X(pxtNum, efc_D, PXE_ROWS)            \
+  X(pxtNum, efc_R, PXE_ROWS)            \
+  X(pxtNum, efc_vel, PXE_ROWS)          \
+  X(pxtNum, efc_aref, PXE_ROWS)         \
+  X(pxtNum, efc_b, PXE_ROWS)            \
+  X(pxtNum, efc_force, PXE_ROWS)        \
+  X(pxtNum, efc_sv_Jaref, PXE_ROWS)     \
+  X(pxtNum, efc_sv_Jv, PXE_ROWS)        \
+  X(pxtNum, efc_sv_quad, 3 * PXE_ROWS)  \
+  X(pxtNum, efc_sv_D, PXE_ROWS)         \
+  X(pxtNum, efc_sv_Ma, PXE_NV)          \
+  X(pxtNum, efc_sv_Mv, PXE_NV)          \
+  X(pxtNum, efc_sv_grad, PXE_NV)        \
+  X(pxtNum, efc_sv_Mgrad, PXE_NV)       \
+  X(pxtNum, efc_sv_search, PXE_NV)      \
+  X(pxtNum, efc_sv_cholupd, PXE_NV)     \
+  X(pxtNum, efc_sv_L, PXE_NV* PXE_NV)   \
+  X(pxtNum, efc_cn_jac, 24 * PXE_NV)
+
+// entries of efc_n (per world): row counts of MuJoCo's mjData and solver statistics
+#define PX_EFC_NEFC 0   // nefc: rows
+#define PX_EFC_NE 1     // ne: equality rows
+#define PX_EFC_NF 2     // nf: friction loss rows
+#define PX_EFC_NL 3     // nl: limit rows
+#define PX_EFC_NITER 4  // solver iterations (solver_niter[0])
+#define PX_EFC_NEED 5   // rows the last constraint stage needed (CNSTRFULL when > nefcmax)
+#define PX_EFC_NCOUNT 8
+
 typedef struct {
   pxtNum time;
 #define X(type, name, nrow, ncol) type* name;
@@ -46,7 +90,12 @@ typedef struct {
   pxContact* contact;  // contact records (nconmax + PX_MAXCONPAIR: the tail is narrow-phase room)
   int* ncon;           // number of contacts in `contact` (one int in the world storage)
   int nconmax;         // contact capacity of every world of this storage
-  pxStatus status;     // sticky status of this world
+#define X(type, name, n) type* name;
+  PX_EFC_FIELDS(X)
+#undef X
+  int* efc_n;       // PX_EFC_NCOUNT counts (nefc, ne, nf, nl, solver iterations, ...)
+  int nefcmax;      // constraint row capacity of every world of this storage
+  pxStatus status;  // sticky status of this world
 } pxData;
 
 // World-major storage of nworld worlds over one model.
@@ -56,10 +105,15 @@ typedef struct {
 #define X(type, name, nrow, ncol) type* name; /* (nworld x nrow*ncol) */
   PX_DATA_FIELDS(X)
 #undef X
-  pxtNum* time;        // (nworld)
-  pxContact* contact;  // (nworld, nconmax + PX_MAXCONPAIR)
-  int* ncon;           // (nworld)
-  int nconmax;         // contact capacity per world (px_contactCapacity)
+  pxtNum* time;                      // (nworld)
+  pxContact* contact;                // (nworld, nconmax + PX_MAXCONPAIR)
+  int* ncon;                         // (nworld)
+  int nconmax;                       // contact capacity per world (px_contactCapacity)
+#define X(type, name, n) type* name; /* (nworld, n) */
+  PX_EFC_FIELDS(X)
+#undef X
+  int* efc_n;   // (nworld, PX_EFC_NCOUNT)
+  int nefcmax;  // constraint row capacity per world (px_efcCapacity)
   void* buffer;
   size_t nbuffer;
 } pxWorlds;
@@ -83,6 +137,13 @@ long px_dataFieldSize(const pxModel* m, const char* name);
 void px_kinematics(const pxModel* m, pxData* d);
 
 int px_contactCapacity(const pxModel* m);
+
+// Constraint row capacity per world: <size njmax> when given, else the static bound (every
+// equality's rows, a row per dof and tendon with friction loss, two per limited hinge, slide and
+// tendon, one per limited ball joint, and px_contactCapacity contacts of the largest pyramid the
+// model's condims make), at most PX_NEFCMAX_CAP. Rows beyond it: MuJoCo's CNSTRFULL, no rows.
+#define PX_NEFCMAX_CAP 20000
+int px_efcCapacity(const pxModel* m);
 pxtStatus px_collisionCheck(const pxModel* m, pxStatus* st);
 pxtStatus px_collision(const pxModel* m, pxData* d, pxStatus* st);
 int px_narrowphase(const pxModel* m, pxData* d, int g1, int g2, double margin);
@@ -174,11 +235,19 @@ pxtStatus px_setLengthRange(pxModel* m, pxData* d, int i, const pxLROpt* opt, px
 // (friction loss, contact, spring, damper, gravity, actuation disabled; opt->timestep).
 pxtStatus px_lengthRangeAll(pxModel* m, pxData* d, const pxLROpt* opt, pxStatus* st);
 
-// PX_OK when px_forward supports this model and its options, or the unsupported feature in st.
+// PX_OK when the GPU's forward (the smooth stages, no constraint stage) supports this model and
+// its options, or the unsupported feature in st: models where constraint rows can arise are
+// refused by name.
 pxtStatus px_forwardCheck(const pxModel* m, pxStatus* st);
 
+// PX_OK when px_forward (the CPU, with the constraint stage) supports this model and its
+// options, or the unsupported feature in st (sparse Jacobians, elliptic cones, PGS, CG, noslip,
+// diagexact, flex equalities, surface velocities and missing colliders are refused by name).
+pxtStatus px_forwardCheckCPU(const pxModel* m, pxStatus* st);
+
 // Forward dynamics of one world (mj_forward): position, velocity, actuation and acceleration
-// stages, then qacc with no constraint rows. Fails, computing nothing, on an unsupported model.
+// stages, then collision, constraint rows (efc_*) and the Newton solver (monolithic: MuJoCo's
+// islands are not formed). Fails, computing nothing, on an unsupported model.
 pxtStatus px_forward(const pxModel* m, pxData* d, pxStatus* st);
 
 // One stage alone by name (kinematics, crb, makeM, factorM, comVel, rne, subtreeVel,
