@@ -59,9 +59,13 @@ static int constraintNone(const pxModel* m) {
   if (DSBL(PX_DSBL_CONSTRAINT)) return 1;
   if (m->neq > 0 && !DSBL(PX_DSBL_EQUALITY)) return 0;
   if (!DSBL(PX_DSBL_FRICTIONLOSS) && anyNonzero(m->dof_frictionloss, m->nv)) return 0;
+  if (!DSBL(PX_DSBL_FRICTIONLOSS) && anyNonzero(m->tendon_frictionloss, m->ntendon)) return 0;
   if (!DSBL(PX_DSBL_LIMIT)) {
     for (int j = 0; j < m->njnt; j++) {
       if (m->jnt_limited[j]) return 0;
+    }
+    for (int t = 0; t < m->ntendon; t++) {
+      if (m->tendon_limited[t]) return 0;
     }
   }
   if (!DSBL(PX_DSBL_CONTACT)) {
