@@ -1,0 +1,383 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The constraint stage (rows and the Newton solver) against MuJoCo 3.12 (the oracle).
+
+From identical states (qpos, qvel, act, ctrl, qacc_warmstart copied into phalanx after
+mujoco.mj_forward), after phalanx.forward:
+  - the rows, in MuJoCo's order: efc_type and efc_id equal, efc_J, efc_pos, efc_margin,
+    efc_frictionloss, efc_diagA, efc_KBIP, efc_D, efc_R, efc_vel, efc_aref within 1e-9
+    (max |d| / (1 + max |x|));
+  - qacc, qfrc_constraint and efc_force within 1e-6 norm-wise (tests/compat/_util.rel), the
+    states equal;
+and 200-step trajectories (mj_step / phalanx.step from the same state, same controls) stay
+within 1e-6 (max |d| / (1 + |x|) over qpos and qvel).
+
+MuJoCo 3.12 solves per constraint island by default; phalanx solves monolithically, so both
+engines run with the island flag disabled. Contacts are disabled by flag in the corpus models
+until the colliders land; the small models below cover every non-contact row kind.
+
+`make test` runs the small models and a few corpus models; `--full` adds every corpus model
+phalanx can compile and step with contacts disabled, reporting why the others are skipped.
+"""
+
+import glob
+import os
+
+import numpy as np
+import pytest
+
+import phalanx
+from tests.compat._util import rel
+from tests.conftest import SHARED_MODELS, shared_model
+
+mujoco = pytest.importorskip("mujoco")
+
+ROW_TOL = 1e-9
+SOL_TOL = 1e-6
+TRAJ_TOL = 1e-6
+NSTEP = 200
+NSTATE = 4
+
+ISLAND = int(mujoco.mjtDisableBit.mjDSBL_ISLAND)
+CONTACT = int(mujoco.mjtDisableBit.mjDSBL_CONTACT)
+
+ROW_FIELDS = ("efc_J", "efc_pos", "efc_margin", "efc_frictionloss", "efc_diagA", "efc_KBIP",
+              "efc_D", "efc_R", "efc_vel", "efc_aref")
+
+# small models, one or more per row kind (limits with margins, friction loss, equalities of every
+# non-flex kind with both solref forms, solimp powers, torquescale, site semantics)
+LIMITS = """
+<mujoco>
+  <option timestep="0.005"/>
+  <default><geom contype="0" conaffinity="0"/></default>
+  <worldbody>
+    <body pos="0 0 1">
+      <joint name="h" type="hinge" axis="0 1 0" range="-30 30" margin="0.05"/>
+      <geom type="capsule" size="0.05" fromto="0 0 0 0.5 0 0"/>
+      <body pos="0.5 0 0">
+        <joint name="s" type="slide" axis="1 0 0" range="-0.1 0.1" solreflimit="-800 -20"/>
+        <geom type="sphere" size="0.1"/>
+        <body pos="0.2 0 0">
+          <joint name="b" type="ball" range="0 20" solimplimit="0.8 0.95 0.01 0.3 3"/>
+          <geom type="box" size="0.1 0.05 0.05" pos="0.1 0 0"/>
+        </body>
+      </body>
+    </body>
+    <body pos="1 1 1">
+      <joint name="h2" type="hinge" axis="1 0 0" range="-1 1" margin="2"/>
+      <geom type="sphere" size="0.1" pos="0 0 -0.3"/>
+    </body>
+  </worldbody>
+</mujoco>
+"""
+
+FRICTION = """
+<mujoco>
+  <default><geom contype="0" conaffinity="0"/></default>
+  <worldbody>
+    <site name="anchor" pos="0 0 2"/>
+    <body pos="0 0 1">
+      <joint name="a" type="hinge" axis="0 1 0" frictionloss="0.5" solreffriction="0.05 0.5"/>
+      <geom type="capsule" size="0.05" fromto="0 0 0 0.5 0 0"/>
+      <body pos="0.5 0 0">
+        <joint name="b" type="hinge" axis="0 1 0" frictionloss="2"/>
+        <geom type="capsule" size="0.05" fromto="0 0 0 0.5 0 0"/>
+        <site name="tip" pos="0.5 0 0"/>
+      </body>
+    </body>
+    <body pos="2 0 1">
+      <freejoint/>
+      <geom type="box" size="0.1 0.1 0.1"/>
+      <site name="box"/>
+    </body>
+  </worldbody>
+  <tendon>
+    <fixed name="f" frictionloss="0.3" limited="true" range="-0.2 0.3" margin="0.01">
+      <joint joint="a" coef="1"/><joint joint="b" coef="-0.5"/>
+    </fixed>
+    <spatial name="sp" frictionloss="0.2" limited="true" range="0.5 1.6" solreflimit="0.03 1.5">
+      <site site="anchor"/><site site="tip"/>
+    </spatial>
+    <spatial name="sp2" limited="true" range="1.5 2.2" margin="0.05">
+      <site site="anchor"/><site site="box"/>
+    </spatial>
+  </tendon>
+</mujoco>
+"""
+
+EQUALITY = """
+<mujoco>
+  <default><geom contype="0" conaffinity="0"/></default>
+  <worldbody>
+    <body name="a" pos="0 0 1">
+      <freejoint/>
+      <geom type="box" size="0.1 0.2 0.1"/>
+      <site name="sa" pos="0.1 0 0" quat="0.9 0.1 0.3 0"/>
+    </body>
+    <body name="b" pos="0.5 0 1">
+      <freejoint/>
+      <geom type="sphere" size="0.1"/>
+      <site name="sb" pos="0 0.1 0" quat="1 0 0.2 0.1"/>
+    </body>
+    <body name="c" pos="1 0 1">
+      <joint name="c1" type="hinge" axis="0 1 0"/>
+      <geom type="capsule" size="0.05" fromto="0 0 0 0.4 0 0"/>
+      <body name="d" pos="0.4 0 0">
+        <joint name="d1" type="hinge" axis="0 0 1"/>
+        <joint name="d2" type="slide" axis="1 0 0"/>
+        <geom type="capsule" size="0.05" fromto="0 0 0 0.4 0 0"/>
+      </body>
+    </body>
+    <body name="e" pos="2 0 1">
+      <joint type="ball"/>
+      <geom type="box" size="0.3 0.05 0.05" pos="0.3 0 0"/>
+      <site name="se" pos="0.6 0 0"/>
+    </body>
+  </worldbody>
+  <tendon>
+    <fixed name="t1"><joint joint="c1" coef="1"/><joint joint="d1" coef="0.5"/></fixed>
+    <fixed name="t2"><joint joint="d2" coef="2"/></fixed>
+  </tendon>
+  <equality>
+    <connect body1="a" body2="b" anchor="0.2 0 0"/>
+    <weld body1="b" body2="c" relpose="0.5 0 0 1 0 0 0" torquescale="0.3"/>
+    <weld site1="sa" site2="se" solref="-500 -30" solimp="0.7 0.9 0.02 0.4 1"/>
+    <connect site1="sb" site2="se"/>
+    <joint joint1="c1" joint2="d1" polycoef="0.1 0.5 0.2 -0.1 0.05"/>
+    <joint joint1="d2" polycoef="0.05 0 0 0 0"/>
+    <tendon tendon1="t1" tendon2="t2" polycoef="0 1.5 0.3 0 0" solref="0.01 0.8"/>
+    <tendon tendon1="t2" polycoef="0.1 0 0 0 0" solimp="0.9 0.99 0.001 0.5 2.5"/>
+  </equality>
+</mujoco>
+"""
+
+SMALL = {"limits": LIMITS, "friction": FRICTION, "equality": EQUALITY}
+
+TESTDATA = ("mujoco", "test", "engine", "testdata")
+FAST_CORPUS = [
+    shared_model(*TESTDATA, "connect.xml"),
+    shared_model(*TESTDATA, "weld.xml"),
+    shared_model(*TESTDATA, "equality_site.xml"),
+    shared_model(*TESTDATA, "core_constraint", "jdotv_weld_3d.xml"),
+    shared_model(*TESTDATA, "island", "island_efc.xml"),
+    shared_model("mujoco", "model", "tendon_arm", "arm26.xml"),
+    shared_model("gymnasium", "ant.xml"),
+    shared_model("gymnasium", "walker2d.xml"),
+]
+
+
+def corpus(full):
+    if not full:
+        return FAST_CORPUS
+    paths = set(FAST_CORPUS)
+    for pattern in ("gymnasium/*.xml", "mujoco/model/**/*.xml", "mujoco/test/**/*.xml"):
+        paths.update(glob.glob(os.path.join(SHARED_MODELS, pattern), recursive=True))
+    return sorted(paths)
+
+
+def pytest_generate_tests(metafunc):
+    if "cons_model" in metafunc.fixturenames:
+        paths = corpus(metafunc.config.getoption("--full"))
+        metafunc.parametrize("cons_model", paths,
+                             ids=[os.path.relpath(p, SHARED_MODELS) for p in paths])
+
+
+def prepare(ours, ref, extra=0):
+    for m in (ours, ref):
+        m.opt.disableflags = m.opt.disableflags | ISLAND | extra
+
+
+def load_small(xml):
+    ours = phalanx.Model.from_xml_string(xml)
+    ref = mujoco.MjModel.from_xml_string(xml)
+    prepare(ours, ref)
+    return ours, ref
+
+
+def load_corpus(path):
+    try:
+        ref = mujoco.MjModel.from_xml_path(path)
+    except Exception as e:  # noqa: BLE001
+        pytest.skip(f"mujoco rejects it: {str(e).splitlines()[0][:80]}")
+    try:
+        ours = phalanx.Model.from_xml_path(path)
+    except NotImplementedError as e:
+        pytest.skip(f"phalanx does not compile it yet: {str(e)[:100]}")
+    prepare(ours, ref, CONTACT)
+    try:
+        phalanx.forward(ours, phalanx.Data(ours))
+    except NotImplementedError as e:
+        pytest.skip(f"phalanx refuses it: {str(e)[:120]}")
+    return ours, ref
+
+
+def random_state(ref, dr, rng, scale):
+    """A state with limits and equalities violated: qpos0 moved along a random velocity, random
+    velocities, controls and warm start."""
+    mujoco.mj_resetData(ref, dr)
+    if ref.nkey:
+        mujoco.mj_resetDataKeyframe(ref, dr, 0)
+    if ref.nv:
+        mujoco.mj_integratePos(ref, dr.qpos, rng.normal(size=ref.nv) * scale, 1.0)
+        dr.qvel[:] = rng.normal(size=ref.nv) * scale
+        dr.qacc_warmstart[:] = rng.normal(size=ref.nv) * scale
+    if ref.nu:
+        lo = np.where(ref.actuator_ctrllimited, ref.actuator_ctrlrange[:, 0], -1.0)
+        hi = np.where(ref.actuator_ctrllimited, ref.actuator_ctrlrange[:, 1], 1.0)
+        dr.ctrl[:] = rng.uniform(lo, hi)
+    if ref.na:
+        dr.act[:] = rng.uniform(0, 1, ref.na)
+
+
+def copy_state(dr, do):
+    for f in ("qpos", "qvel", "act", "ctrl", "qacc_warmstart", "mocap_pos", "mocap_quat",
+              "qfrc_applied", "xfrc_applied", "eq_active"):
+        getattr(do, f)[:] = getattr(dr, f)
+    do.time = dr.time
+
+
+def row_err(a, b):
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    assert a.shape == b.shape, f"shape {a.shape} != mujoco's {b.shape}"
+    if a.size == 0:
+        return 0.0
+    return float(np.abs(a - b).max() / (1 + np.abs(b).max()))
+
+
+def ref_rows(ref, dr, name):
+    n = dr.nefc
+    v = np.asarray(getattr(dr, name))
+    if name == "efc_J":
+        return v[: n * ref.nv].reshape(n, ref.nv)  # MuJoCo's efc_J holds its precount's rows
+    if name == "efc_KBIP":
+        return v.reshape(-1, 4)[:n]
+    return v[:n]
+
+
+def compare_forward(ours, ref, do, dr, what):
+    """Rows, solver results and states of one forward pass; returns the worst errors."""
+    mujoco.mj_forward(ref, dr)
+    phalanx.forward(ours, do)
+    assert (do.nefc, do.ne, do.nf, do.nl) == (dr.nefc, dr.ne, dr.nf, dr.nl), what
+    np.testing.assert_array_equal(do.efc_type, dr.efc_type[: dr.nefc], err_msg=what)
+    np.testing.assert_array_equal(do.efc_id, dr.efc_id[: dr.nefc], err_msg=what)
+    worst = {"rows": 0.0, "solver": 0.0}
+    for name in ROW_FIELDS:
+        e = row_err(getattr(do, name), ref_rows(ref, dr, name))
+        assert e <= ROW_TOL, f"{what}: {name} differs by {e:.3g}"
+        worst["rows"] = max(worst["rows"], e)
+    for name in ("qacc", "qfrc_constraint"):
+        e = rel(getattr(do, name), getattr(dr, name))
+        assert e <= SOL_TOL, f"{what}: {name} differs by {e:.3g}"
+        worst["solver"] = max(worst["solver"], e)
+    if dr.nefc:
+        e = rel(do.efc_force, dr.efc_force[: dr.nefc])
+        assert e <= SOL_TOL, f"{what}: efc_force differs by {e:.3g}"
+        worst["solver"] = max(worst["solver"], e)
+        np.testing.assert_array_equal(do.efc_state, dr.efc_state[: dr.nefc], err_msg=what)
+    return worst
+
+
+def check_states(ours, ref, seed, scales=(0.3, 1.0)):
+    rng = np.random.default_rng(seed)
+    do, dr = phalanx.Data(ours), mujoco.MjData(ref)
+    nrows = 0
+    for k in range(NSTATE):
+        random_state(ref, dr, rng, scales[k % len(scales)])
+        copy_state(dr, do)
+        compare_forward(ours, ref, do, dr, f"state {k}")
+        nrows += dr.nefc
+    return nrows
+
+
+def check_trajectory(ours, ref, seed, scale=0.3, nstep=NSTEP):
+    rng = np.random.default_rng(seed)
+    do, dr = phalanx.Data(ours), mujoco.MjData(ref)
+    random_state(ref, dr, rng, scale)
+    copy_state(dr, do)
+    worst, rows = 0.0, 0
+    for t in range(nstep):
+        mujoco.mj_step(ref, dr)
+        phalanx.step(ours, do)
+        rows = max(rows, dr.nefc)
+        e = max(row_err(do.qpos, dr.qpos), row_err(do.qvel, dr.qvel))
+        worst = max(worst, e)
+        assert e <= TRAJ_TOL, f"step {t}: state differs by {e:.3g} (nefc {do.nefc}/{dr.nefc})"
+    return worst, rows
+
+
+@pytest.mark.parametrize("name", sorted(SMALL))
+def test_small_rows(name):
+    ours, ref = load_small(SMALL[name])
+    assert check_states(ours, ref, seed=1) > 0, "no rows arose: the test exercises nothing"
+
+
+@pytest.mark.parametrize("name", sorted(SMALL))
+@pytest.mark.parametrize("integrator", ["EULER", "IMPLICITFAST", "RK4"])
+def test_small_trajectory(name, integrator):
+    ours, ref = load_small(SMALL[name])
+    code = int(getattr(mujoco.mjtIntegrator, "mjINT_" + integrator))
+    ours.opt.integrator = ref.opt.integrator = code
+    _, rows = check_trajectory(ours, ref, seed=2)
+    assert rows > 0
+
+
+def test_options():
+    """Disable flags of the constraint stage, warm start, refsafe, impratio-free rows."""
+    for flag in ("EQUALITY", "FRICTIONLOSS", "LIMIT", "WARMSTART", "REFSAFE"):
+        bit = int(getattr(mujoco.mjtDisableBit, "mjDSBL_" + flag))
+        for xml in (EQUALITY, FRICTION):
+            ours, ref = load_small(xml)
+            prepare(ours, ref, bit)
+            check_states(ours, ref, seed=3)
+    ours, ref = load_small(LIMITS)
+    ours.opt.timestep = ref.opt.timestep = 0.05  # refsafe clamps the time constants
+    check_states(ours, ref, seed=4)
+    ours.opt.tolerance = ref.opt.tolerance = 0  # every iteration, to the iteration limit
+    ours.opt.iterations = ref.opt.iterations = 7
+    check_states(ours, ref, seed=5)
+
+
+def test_cnstrfull():
+    """Rows beyond <size njmax>: none kept, CNSTRFULL counted (MuJoCo's arena overflow)."""
+    xml = EQUALITY.replace("<mujoco>", '<mujoco><size njmax="10"/>')
+    ours = phalanx.Model.from_xml_string(xml)
+    ours.opt.disableflags |= ISLAND
+    d = phalanx.Data(ours)
+    assert d.nefcmax == 10
+    phalanx.forward(ours, d)
+    assert d.nefc == 0
+    assert d.warning[int(mujoco.mjtWarning.mjWARN_CNSTRFULL)][1] == 1
+    np.testing.assert_array_equal(d.qfrc_constraint, 0)
+    np.testing.assert_array_equal(d.qacc, d.qacc_smooth)
+
+
+@pytest.mark.parametrize("option,value,message", [
+    ("solver", 0, "PGS constraint solver"),
+    ("solver", 1, "CG constraint solver"),
+    ("jacobian", 1, "sparse constraint Jacobian"),
+    ("noslip_iterations", 3, "noslip"),
+])
+def test_refused(option, value, message):
+    ours, _ = load_small(LIMITS)
+    setattr(ours.opt, option, value)
+    with pytest.raises(NotImplementedError, match=message):
+        phalanx.forward(ours, phalanx.Data(ours))
+
+
+def test_refused_flags():
+    ours, _ = load_small(LIMITS)
+    ours.opt.enableflags |= int(mujoco.mjtEnableBit.mjENBL_DIAGEXACT)
+    with pytest.raises(NotImplementedError, match="diagexact"):
+        phalanx.forward(ours, phalanx.Data(ours))
+    xml = LIMITS.replace('<default><geom contype="0" conaffinity="0"/></default>', "").replace(
+        '<option timestep="0.005"/>', '<option timestep="0.005" cone="elliptic"/>')
+    ours = phalanx.Model.from_xml_string(xml)
+    with pytest.raises(NotImplementedError, match="elliptic friction cones"):
+        phalanx.forward(ours, phalanx.Data(ours))
+
+
+def test_corpus(cons_model):
+    ours, ref = load_corpus(cons_model)
+    check_states(ours, ref, seed=6)
+    check_trajectory(ours, ref, seed=7, scale=0.1)
