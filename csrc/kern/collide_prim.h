@@ -47,13 +47,13 @@ PX_FN void pxk_cpAxisZ(PX_OUT(PX_REAL, res, 3), PX_IN(PX_REAL, mat, 9)) {
 
 // ---------------------------------- raw routines ------------------------------------------------
 
-// plane (pos1, mat1: normal = z axis) against a sphere of radius rad2 at pos2 (mjraw_PlaneSphere)
+// plane (pos1, rot1: normal = z axis) against a sphere of radius rad2 at pos2 (mjraw_PlaneSphere)
 PX_FN int pxk_cpRawPlaneSphere(PX_OUT(PX_REAL, con, PXK_CP_SIZE), PX_REAL margin,
-                               PX_IN(PX_REAL, pos1, 3), PX_IN(PX_REAL, mat1, 9),
+                               PX_IN(PX_REAL, pos1, 3), PX_IN(PX_REAL, rot1, 9),
                                PX_IN(PX_REAL, pos2, 3), PX_REAL rad2) {
   PXR nrm[3];
   PXR dif[3];
-  pxk_cpAxisZ(nrm, mat1);
+  pxk_cpAxisZ(nrm, rot1);
   pxk_sub3(dif, pos2, pos1);
 
   // signed height of the centre above the plane; nothing beyond the margin
@@ -77,8 +77,8 @@ PX_FN int pxk_cpRawPlaneSphere(PX_OUT(PX_REAL, con, PXK_CP_SIZE), PX_REAL margin
 // sphere (pos1, rad1) against sphere (pos2, rad2); the matrices only serve coincident centres,
 // where the normal is the cross product of the two z axes (mjraw_SphereSphere)
 PX_FN int pxk_cpRawSphereSphere(PX_OUT(PX_REAL, con, PXK_CP_SIZE), PX_REAL margin,
-                                PX_IN(PX_REAL, pos1, 3), PX_IN(PX_REAL, mat1, 9), PX_REAL rad1,
-                                PX_IN(PX_REAL, pos2, 3), PX_IN(PX_REAL, mat2, 9), PX_REAL rad2) {
+                                PX_IN(PX_REAL, pos1, 3), PX_IN(PX_REAL, rot1, 9), PX_REAL rad1,
+                                PX_IN(PX_REAL, pos2, 3), PX_IN(PX_REAL, rot2, 9), PX_REAL rad2) {
   // bounding test on squared centre distance
   PXR dif[3];
   pxk_sub3(dif, pos1, pos2);
@@ -98,8 +98,8 @@ PX_FN int pxk_cpRawSphereSphere(PX_OUT(PX_REAL, con, PXK_CP_SIZE), PX_REAL margi
   if (len < PXK_MINVAL) {
     PXR axis1[3];
     PXR axis2[3];
-    pxk_cpAxisZ(axis1, mat1);
-    pxk_cpAxisZ(axis2, mat2);
+    pxk_cpAxisZ(axis1, rot1);
+    pxk_cpAxisZ(axis2, rot2);
     pxk_cross(nrm, axis1, axis2);
     pxk_normalize3(nrm);
   }
@@ -116,15 +116,15 @@ PX_FN int pxk_cpRawSphereSphere(PX_OUT(PX_REAL, con, PXK_CP_SIZE), PX_REAL margi
   return 1;
 }
 
-// sphere (pos1, rad1) against capsule (pos2, mat2, radius rad2, half-length len2): the sphere
+// sphere (pos1, rad1) against capsule (pos2, rot2, radius rad2, half-length len2): the sphere
 // meets the capsule's ball at the nearest point of its segment (mjraw_SphereCapsule)
 PX_FN int pxk_cpRawSphereCapsule(PX_OUT(PX_REAL, con, PXK_CP_SIZE), PX_REAL margin,
-                                 PX_IN(PX_REAL, pos1, 3), PX_IN(PX_REAL, mat1, 9), PX_REAL rad1,
-                                 PX_IN(PX_REAL, pos2, 3), PX_IN(PX_REAL, mat2, 9), PX_REAL rad2,
+                                 PX_IN(PX_REAL, pos1, 3), PX_IN(PX_REAL, rot1, 9), PX_REAL rad1,
+                                 PX_IN(PX_REAL, pos2, 3), PX_IN(PX_REAL, rot2, 9), PX_REAL rad2,
                                  PX_REAL len2) {
   PXR axis[3];
   PXR vec[3];
-  pxk_cpAxisZ(axis, mat2);
+  pxk_cpAxisZ(axis, rot2);
   pxk_sub3(vec, pos1, pos2);
 
   // coordinate of the sphere centre along the axis, clamped to the segment
@@ -137,27 +137,27 @@ PX_FN int pxk_cpRawSphereCapsule(PX_OUT(PX_REAL, con, PXK_CP_SIZE), PX_REAL marg
     PXR off = axis[k] * x;
     pnear[k] = off + pos2[k];
   }
-  return pxk_cpRawSphereSphere(con, margin, pos1, mat1, rad1, pnear, mat2, rad2);
+  return pxk_cpRawSphereSphere(con, margin, pos1, rot1, rad1, pnear, rot2, rad2);
 }
 
-// capsule (pos1, mat1, rad1, half-length len1) against capsule (pos2, mat2, rad2, len2)
+// capsule (pos1, rot1, rad1, half-length len1) against capsule (pos2, rot2, rad2, len2)
 // (mjraw_CapsuleCapsule); writes up to two pre-contacts to con0, con1 (non-parallel axes give
 // at most one, in con0)
 PX_FN int pxk_cpRawCapsuleCapsule(PX_OUT(PX_REAL, con0, PXK_CP_SIZE),
                                   PX_OUT(PX_REAL, con1, PXK_CP_SIZE), PX_REAL margin,
-                                  PX_IN(PX_REAL, pos1, 3), PX_IN(PX_REAL, mat1, 9), PX_REAL rad1,
-                                  PX_REAL len1, PX_IN(PX_REAL, pos2, 3), PX_IN(PX_REAL, mat2, 9),
+                                  PX_IN(PX_REAL, pos1, 3), PX_IN(PX_REAL, rot1, 9), PX_REAL rad1,
+                                  PX_REAL len1, PX_IN(PX_REAL, pos2, 3), PX_IN(PX_REAL, rot2, 9),
                                   PX_REAL rad2, PX_REAL len2) {
   // half-segments and centre difference
   PXR axis1[3];
   PXR axis2[3];
   PXR dif[3];
-  axis1[0] = mat1[2] * len1;
-  axis1[1] = mat1[5] * len1;
-  axis1[2] = mat1[8] * len1;
-  axis2[0] = mat2[2] * len2;
-  axis2[1] = mat2[5] * len2;
-  axis2[2] = mat2[8] * len2;
+  axis1[0] = rot1[2] * len1;
+  axis1[1] = rot1[5] * len1;
+  axis1[2] = rot1[8] * len1;
+  axis2[0] = rot2[2] * len2;
+  axis2[1] = rot2[5] * len2;
+  axis2[2] = rot2[8] * len2;
   pxk_sub3(dif, pos1, pos2);
 
   // normal equations of the closest-point problem in the segment parameters x1, x2
@@ -170,8 +170,8 @@ PX_FN int pxk_cpRawCapsuleCapsule(PX_OUT(PX_REAL, con0, PXK_CP_SIZE),
   PXR v = pxk_dot3(axis2, dif);
   PXR det = ma * mc - mb * mb;
 
-  PXR vec1[3];
-  PXR vec2[3];
+  PXR pt1[3];
+  PXR pt2[3];
   PXR c2[PXK_CP_SIZE];
   PXR c3[PXK_CP_SIZE];
 
@@ -200,50 +200,50 @@ PX_FN int pxk_cpRawCapsuleCapsule(PX_OUT(PX_REAL, con0, PXK_CP_SIZE),
 
     for (int k = 0; k < 3; k++) {
       PXR o1 = axis1[k] * x1;
-      vec1[k] = o1 + pos1[k];
+      pt1[k] = o1 + pos1[k];
       PXR o2 = axis2[k] * x2;
-      vec2[k] = o2 + pos2[k];
+      pt2[k] = o2 + pos2[k];
     }
-    return pxk_cpRawSphereSphere(con0, margin, vec1, mat1, rad1, vec2, mat2, rad2);
+    return pxk_cpRawSphereSphere(con0, margin, pt1, rot1, rad1, pt2, rot2, rad2);
   }
 
   // parallel axes: test the ends of each segment against the other segment, keep at most two
   int n = 0;
 
   // end x1 = +1
-  for (int k = 0; k < 3; k++) vec1[k] = pos1[k] + axis1[k];
+  for (int k = 0; k < 3; k++) pt1[k] = pos1[k] + axis1[k];
   PXR t1 = (v - mb) / mc;
   PXR x2a = pxk_fmClip(t1, PX_R(-1.0), PX_R(1.0));
   for (int k = 0; k < 3; k++) {
     PXR o = axis2[k] * x2a;
-    vec2[k] = o + pos2[k];
+    pt2[k] = o + pos2[k];
   }
-  n += pxk_cpRawSphereSphere(con0, margin, vec1, mat1, rad1, vec2, mat2, rad2);
+  n += pxk_cpRawSphereSphere(con0, margin, pt1, rot1, rad1, pt2, rot2, rad2);
 
   // end x1 = -1 (into con0 if the first end gave nothing)
-  for (int k = 0; k < 3; k++) vec1[k] = pos1[k] - axis1[k];
+  for (int k = 0; k < 3; k++) pt1[k] = pos1[k] - axis1[k];
   PXR t2 = (v + mb) / mc;
   PXR x2b = pxk_fmClip(t2, PX_R(-1.0), PX_R(1.0));
   for (int k = 0; k < 3; k++) {
     PXR o = axis2[k] * x2b;
-    vec2[k] = o + pos2[k];
+    pt2[k] = o + pos2[k];
   }
   if (n == 0) {
-    n += pxk_cpRawSphereSphere(con0, margin, vec1, mat1, rad1, vec2, mat2, rad2);
+    n += pxk_cpRawSphereSphere(con0, margin, pt1, rot1, rad1, pt2, rot2, rad2);
   } else {
-    n += pxk_cpRawSphereSphere(con1, margin, vec1, mat1, rad1, vec2, mat2, rad2);
+    n += pxk_cpRawSphereSphere(con1, margin, pt1, rot1, rad1, pt2, rot2, rad2);
   }
   if (n >= 2) return n;
 
   // end x2 = +1
-  for (int k = 0; k < 3; k++) vec2[k] = pos2[k] + axis2[k];
+  for (int k = 0; k < 3; k++) pt2[k] = pos2[k] + axis2[k];
   PXR t3 = (u - mb) / ma;
   PXR x1a = pxk_fmClip(t3, PX_R(-1.0), PX_R(1.0));
   for (int k = 0; k < 3; k++) {
     PXR o = axis1[k] * x1a;
-    vec1[k] = o + pos1[k];
+    pt1[k] = o + pos1[k];
   }
-  int n3 = pxk_cpRawSphereSphere(c2, margin, vec1, mat1, rad1, vec2, mat2, rad2);
+  int n3 = pxk_cpRawSphereSphere(c2, margin, pt1, rot1, rad1, pt2, rot2, rad2);
   if (n3 == 1) {
     if (n == 0) {
       for (int k = 0; k < PXK_CP_SIZE; k++) con0[k] = c2[k];
@@ -255,14 +255,14 @@ PX_FN int pxk_cpRawCapsuleCapsule(PX_OUT(PX_REAL, con0, PXK_CP_SIZE),
   if (n >= 2) return n;
 
   // end x2 = -1
-  for (int k = 0; k < 3; k++) vec2[k] = pos2[k] - axis2[k];
+  for (int k = 0; k < 3; k++) pt2[k] = pos2[k] - axis2[k];
   PXR t4 = (u + mb) / ma;
   PXR x1b = pxk_fmClip(t4, PX_R(-1.0), PX_R(1.0));
   for (int k = 0; k < 3; k++) {
     PXR o = axis1[k] * x1b;
-    vec1[k] = o + pos1[k];
+    pt1[k] = o + pos1[k];
   }
-  int n4 = pxk_cpRawSphereSphere(c3, margin, vec1, mat1, rad1, vec2, mat2, rad2);
+  int n4 = pxk_cpRawSphereSphere(c3, margin, pt1, rot1, rad1, pt2, rot2, rad2);
   if (n4 == 1) {
     if (n == 0) {
       for (int k = 0; k < PXK_CP_SIZE; k++) con0[k] = c3[k];
@@ -279,14 +279,14 @@ PX_FN int pxk_cpRawCapsuleCapsule(PX_OUT(PX_REAL, con0, PXK_CP_SIZE),
 // plane : sphere (mjc_PlaneSphere)
 PX_FN int pxk_colPlaneSphere(PX_MDC int g1, int g2, PX_REAL margin, int adr) {
   PXR pos1[3];
-  PXR mat1[9];
+  PXR rot1[9];
   PXR pos2[3];
   PXR c[PXK_CP_SIZE];
   PXK_GET(3, pos1, D, geom_xpos, 3 * g1);
-  PXK_GET(9, mat1, D, geom_xmat, 9 * g1);
+  PXK_GET(9, rot1, D, geom_xmat, 9 * g1);
   PXK_GET(3, pos2, D, geom_xpos, 3 * g2);
   PXR rad = M(geom_size, 3 * g2);
-  int n = pxk_cpRawPlaneSphere(c, margin, pos1, mat1, pos2, rad);
+  int n = pxk_cpRawPlaneSphere(c, margin, pos1, rot1, pos2, rad);
   if (n == 1) pxk_cpPut(PX_MDARGC adr, c);
   return n;
 }
@@ -294,19 +294,19 @@ PX_FN int pxk_colPlaneSphere(PX_MDC int g1, int g2, PX_REAL margin, int adr) {
 // plane : capsule (mjc_PlaneCapsule): a sphere test at each end, tangent along the axis
 PX_FN int pxk_colPlaneCapsule(PX_MDC int g1, int g2, PX_REAL margin, int adr) {
   PXR pos1[3];
-  PXR mat1[9];
+  PXR rot1[9];
   PXR pos2[3];
-  PXR mat2[9];
+  PXR rot2[9];
   PXK_GET(3, pos1, D, geom_xpos, 3 * g1);
-  PXK_GET(9, mat1, D, geom_xmat, 9 * g1);
+  PXK_GET(9, rot1, D, geom_xmat, 9 * g1);
   PXK_GET(3, pos2, D, geom_xpos, 3 * g2);
-  PXK_GET(9, mat2, D, geom_xmat, 9 * g2);
+  PXK_GET(9, rot2, D, geom_xmat, 9 * g2);
   PXR rad = M(geom_size, 3 * g2);
   PXR len = M(geom_size, 3 * g2 + 1);
 
   PXR axis[3];
   PXR seg[3];
-  pxk_cpAxisZ(axis, mat2);
+  pxk_cpAxisZ(axis, rot2);
   seg[0] = len * axis[0];
   seg[1] = len * axis[1];
   seg[2] = len * axis[2];
@@ -320,7 +320,7 @@ PX_FN int pxk_colPlaneCapsule(PX_MDC int g1, int g2, PX_REAL margin, int adr) {
     } else {
       for (int k = 0; k < 3; k++) end[k] = pos2[k] - seg[k];
     }
-    if (pxk_cpRawPlaneSphere(c, margin, pos1, mat1, end, rad) == 1) {
+    if (pxk_cpRawPlaneSphere(c, margin, pos1, rot1, end, rad) == 1) {
       for (int k = 0; k < 3; k++) c[PXK_CP_TAN + k] = axis[k];
       pxk_cpPut(PX_MDARGC adr + n, c);
       n += 1;
@@ -333,20 +333,20 @@ PX_FN int pxk_colPlaneCapsule(PX_MDC int g1, int g2, PX_REAL margin, int adr) {
 // more points on the nearer cap completing an equilateral triangle with the first
 PX_FN int pxk_colPlaneCylinder(PX_MDC int g1, int g2, PX_REAL margin, int adr) {
   PXR pos1[3];
-  PXR mat1[9];
+  PXR rot1[9];
   PXR pos2[3];
-  PXR mat2[9];
+  PXR rot2[9];
   PXK_GET(3, pos1, D, geom_xpos, 3 * g1);
-  PXK_GET(9, mat1, D, geom_xmat, 9 * g1);
+  PXK_GET(9, rot1, D, geom_xmat, 9 * g1);
   PXK_GET(3, pos2, D, geom_xpos, 3 * g2);
-  PXK_GET(9, mat2, D, geom_xmat, 9 * g2);
+  PXK_GET(9, rot2, D, geom_xmat, 9 * g2);
   PXR rad = M(geom_size, 3 * g2);
   PXR hgt = M(geom_size, 3 * g2 + 1);
 
   PXR nrm[3];
   PXR axis[3];
-  pxk_cpAxisZ(nrm, mat1);
-  pxk_cpAxisZ(axis, mat2);
+  pxk_cpAxisZ(nrm, rot1);
+  pxk_cpAxisZ(axis, rot2);
 
   // orient the axis towards the plane
   PXR prjaxis = pxk_dot3(nrm, axis);
@@ -380,9 +380,9 @@ PX_FN int pxk_colPlaneCylinder(PX_MDC int g1, int g2, PX_REAL margin, int adr) {
     }
   } else {
     // cap parallel to the plane: any radius will do, MuJoCo takes the local x axis
-    vec[0] = mat2[0] * rad;
-    vec[1] = mat2[3] * rad;
-    vec[2] = mat2[6] * rad;
+    vec[0] = rot2[0] * rad;
+    vec[1] = rot2[3] * rad;
+    vec[2] = rot2[6] * rad;
   }
   PXR prjvec = pxk_dot3(vec, nrm);
 
@@ -467,19 +467,19 @@ PX_FN int pxk_colPlaneCylinder(PX_MDC int g1, int g2, PX_REAL margin, int adr) {
 // in corner order, at most four
 PX_FN int pxk_colPlaneBox(PX_MDC int g1, int g2, PX_REAL margin, int adr) {
   PXR pos1[3];
-  PXR mat1[9];
+  PXR rot1[9];
   PXR pos2[3];
-  PXR mat2[9];
+  PXR rot2[9];
   PXR size[3];
   PXK_GET(3, pos1, D, geom_xpos, 3 * g1);
-  PXK_GET(9, mat1, D, geom_xmat, 9 * g1);
+  PXK_GET(9, rot1, D, geom_xmat, 9 * g1);
   PXK_GET(3, pos2, D, geom_xpos, 3 * g2);
-  PXK_GET(9, mat2, D, geom_xmat, 9 * g2);
+  PXK_GET(9, rot2, D, geom_xmat, 9 * g2);
   PXK_GET(3, size, M, geom_size, 3 * g2);
 
   PXR nrm[3];
   PXR dif[3];
-  pxk_cpAxisZ(nrm, mat1);
+  pxk_cpAxisZ(nrm, rot1);
   pxk_sub3(dif, pos2, pos1);
   PXR dist = pxk_dot3(dif, nrm);
 
@@ -498,7 +498,7 @@ PX_FN int pxk_colPlaneBox(PX_MDC int g1, int g2, PX_REAL margin, int adr) {
       loc[0] = (i & 1) != 0 ? size[0] : -size[0];
       loc[1] = (i & 2) != 0 ? size[1] : -size[1];
       loc[2] = (i & 4) != 0 ? size[2] : -size[2];
-      pxk_mulMatVec3(corner, mat2, loc);
+      pxk_mulMatVec3(corner, rot2, loc);
 
       // skip corners beyond the margin or on the far side of the centre
       PXR ldist = pxk_dot3(nrm, corner);
@@ -522,17 +522,17 @@ PX_FN int pxk_colPlaneBox(PX_MDC int g1, int g2, PX_REAL margin, int adr) {
 // sphere : sphere (mjc_SphereSphere)
 PX_FN int pxk_colSphereSphere(PX_MDC int g1, int g2, PX_REAL margin, int adr) {
   PXR pos1[3];
-  PXR mat1[9];
+  PXR rot1[9];
   PXR pos2[3];
-  PXR mat2[9];
+  PXR rot2[9];
   PXR c[PXK_CP_SIZE];
   PXK_GET(3, pos1, D, geom_xpos, 3 * g1);
-  PXK_GET(9, mat1, D, geom_xmat, 9 * g1);
+  PXK_GET(9, rot1, D, geom_xmat, 9 * g1);
   PXK_GET(3, pos2, D, geom_xpos, 3 * g2);
-  PXK_GET(9, mat2, D, geom_xmat, 9 * g2);
+  PXK_GET(9, rot2, D, geom_xmat, 9 * g2);
   PXR rad1 = M(geom_size, 3 * g1);
   PXR rad2 = M(geom_size, 3 * g2);
-  int n = pxk_cpRawSphereSphere(c, margin, pos1, mat1, rad1, pos2, mat2, rad2);
+  int n = pxk_cpRawSphereSphere(c, margin, pos1, rot1, rad1, pos2, rot2, rad2);
   if (n == 1) pxk_cpPut(PX_MDARGC adr, c);
   return n;
 }
@@ -540,18 +540,18 @@ PX_FN int pxk_colSphereSphere(PX_MDC int g1, int g2, PX_REAL margin, int adr) {
 // sphere : capsule (mjc_SphereCapsule)
 PX_FN int pxk_colSphereCapsule(PX_MDC int g1, int g2, PX_REAL margin, int adr) {
   PXR pos1[3];
-  PXR mat1[9];
+  PXR rot1[9];
   PXR pos2[3];
-  PXR mat2[9];
+  PXR rot2[9];
   PXR c[PXK_CP_SIZE];
   PXK_GET(3, pos1, D, geom_xpos, 3 * g1);
-  PXK_GET(9, mat1, D, geom_xmat, 9 * g1);
+  PXK_GET(9, rot1, D, geom_xmat, 9 * g1);
   PXK_GET(3, pos2, D, geom_xpos, 3 * g2);
-  PXK_GET(9, mat2, D, geom_xmat, 9 * g2);
+  PXK_GET(9, rot2, D, geom_xmat, 9 * g2);
   PXR rad1 = M(geom_size, 3 * g1);
   PXR rad2 = M(geom_size, 3 * g2);
   PXR len2 = M(geom_size, 3 * g2 + 1);
-  int n = pxk_cpRawSphereCapsule(c, margin, pos1, mat1, rad1, pos2, mat2, rad2, len2);
+  int n = pxk_cpRawSphereCapsule(c, margin, pos1, rot1, rad1, pos2, rot2, rad2, len2);
   if (n == 1) pxk_cpPut(PX_MDARGC adr, c);
   return n;
 }
@@ -561,21 +561,21 @@ PX_FN int pxk_colSphereCapsule(PX_MDC int g1, int g2, PX_REAL margin, int adr) {
 // region the sphere centre lies in; inside the cylinder, the nearer of side and cap
 PX_FN int pxk_colSphereCylinder(PX_MDC int g1, int g2, PX_REAL margin, int adr) {
   PXR pos1[3];
-  PXR mat1[9];
+  PXR rot1[9];
   PXR pos2[3];
-  PXR mat2[9];
+  PXR rot2[9];
   PXR c[PXK_CP_SIZE];
   PXK_GET(3, pos1, D, geom_xpos, 3 * g1);
-  PXK_GET(9, mat1, D, geom_xmat, 9 * g1);
+  PXK_GET(9, rot1, D, geom_xmat, 9 * g1);
   PXK_GET(3, pos2, D, geom_xpos, 3 * g2);
-  PXK_GET(9, mat2, D, geom_xmat, 9 * g2);
+  PXK_GET(9, rot2, D, geom_xmat, 9 * g2);
   PXR rad1 = M(geom_size, 3 * g1);
   PXR radius = M(geom_size, 3 * g2);
   PXR height = M(geom_size, 3 * g2 + 1);
 
   PXR axis[3];
   PXR vec[3];
-  pxk_cpAxisZ(axis, mat2);
+  pxk_cpAxisZ(axis, rot2);
   pxk_sub3(vec, pos1, pos2);
 
   // split the centre offset into its axial and radial parts
@@ -612,13 +612,13 @@ PX_FN int pxk_colSphereCylinder(PX_MDC int g1, int g2, PX_REAL margin, int adr) 
     // side: sphere against the cylinder's radius ball at the axis point
     PXR ctr[3];
     for (int k = 0; k < 3; k++) ctr[k] = a_proj[k] + pos2[k];
-    n = pxk_cpRawSphereSphere(c, margin, pos1, mat1, rad1, ctr, mat2, radius);
+    n = pxk_cpRawSphereSphere(c, margin, pos1, rot1, rad1, ctr, rot2, radius);
   } else if (cap == 1) {
     // cap: plane test against the cap (the bottom cap's frame has x and z negated), then the
     // normal flipped so that it points from the sphere (geom 1) to the cylinder
     PXR capmat[9];
     PXR pos_cap[3];
-    for (int k = 0; k < 9; k++) capmat[k] = mat2[k];
+    for (int k = 0; k < 9; k++) capmat[k] = rot2[k];
     if (x > PX_R(0.0)) {
       for (int k = 0; k < 3; k++) {
         PXR o = height * axis[k];
@@ -631,8 +631,8 @@ PX_FN int pxk_colSphereCylinder(PX_MDC int g1, int g2, PX_REAL margin, int adr) 
         pos_cap[k] = pos2[k] + o;
       }
       for (int r = 0; r < 3; r++) {
-        PXR m0 = -mat2[3 * r];
-        PXR m2 = -mat2[3 * r + 2];
+        PXR m0 = -rot2[3 * r];
+        PXR m2 = -rot2[3 * r + 2];
         capmat[3 * r] = m0;
         capmat[3 * r + 2] = m2;
       }
@@ -659,7 +659,7 @@ PX_FN int pxk_colSphereCylinder(PX_MDC int g1, int g2, PX_REAL margin, int adr) 
       rim[k] = q + pos2[k];
     }
     PXR zero = PX_ZERO;
-    n = pxk_cpRawSphereSphere(c, margin, pos1, mat1, rad1, rim, mat2, zero);
+    n = pxk_cpRawSphereSphere(c, margin, pos1, rot1, rad1, rim, rot2, zero);
   }
   if (n == 1) pxk_cpPut(PX_MDARGC adr, c);
   return n;
@@ -668,20 +668,20 @@ PX_FN int pxk_colSphereCylinder(PX_MDC int g1, int g2, PX_REAL margin, int adr) 
 // capsule : capsule (mjc_CapsuleCapsule)
 PX_FN int pxk_colCapsuleCapsule(PX_MDC int g1, int g2, PX_REAL margin, int adr) {
   PXR pos1[3];
-  PXR mat1[9];
+  PXR rot1[9];
   PXR pos2[3];
-  PXR mat2[9];
+  PXR rot2[9];
   PXR c0[PXK_CP_SIZE];
   PXR c1[PXK_CP_SIZE];
   PXK_GET(3, pos1, D, geom_xpos, 3 * g1);
-  PXK_GET(9, mat1, D, geom_xmat, 9 * g1);
+  PXK_GET(9, rot1, D, geom_xmat, 9 * g1);
   PXK_GET(3, pos2, D, geom_xpos, 3 * g2);
-  PXK_GET(9, mat2, D, geom_xmat, 9 * g2);
+  PXK_GET(9, rot2, D, geom_xmat, 9 * g2);
   PXR rad1 = M(geom_size, 3 * g1);
   PXR len1 = M(geom_size, 3 * g1 + 1);
   PXR rad2 = M(geom_size, 3 * g2);
   PXR len2 = M(geom_size, 3 * g2 + 1);
-  int n = pxk_cpRawCapsuleCapsule(c0, c1, margin, pos1, mat1, rad1, len1, pos2, mat2, rad2, len2);
+  int n = pxk_cpRawCapsuleCapsule(c0, c1, margin, pos1, rot1, rad1, len1, pos2, rot2, rad2, len2);
   if (n >= 1) pxk_cpPut(PX_MDARGC adr, c0);
   if (n >= 2) pxk_cpPut(PX_MDARGC adr + 1, c1);
   return n;
