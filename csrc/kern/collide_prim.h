@@ -28,14 +28,20 @@
 #define PXK_CP_TAN 7
 #define PXK_CP_SIZE 10
 
-// store a local pre-contact as contact record i (frame[0..2] normal, frame[3..5] tangent)
-PX_FN void pxk_cpPut(PX_MDC int i, PX_IN(PX_REAL, c, PXK_CP_SIZE)) {
+// store a local pre-contact as contact record i (frame[0..2] normal, frame[3..5] tangent) and
+// return 1; a pre-contact with a NaN anywhere (NaN poses or sizes) is dropped and 0 returned,
+// where MuJoCo would store it
+PX_FN int pxk_cpPut(PX_MDC int i, PX_IN(PX_REAL, c, PXK_CP_SIZE)) {
+  for (int k = 0; k < PXK_CP_SIZE; k++) {
+    if (pxk_isNan(c[k]) != 0) return 0;
+  }
   PXK_CON(i).dist = c[PXK_CP_DIST];
   for (int k = 0; k < 3; k++) {
     PXK_CON(i).pos[k] = c[PXK_CP_POS + k];
     PXK_CON(i).frame[k] = c[PXK_CP_NRM + k];
     PXK_CON(i).frame[3 + k] = c[PXK_CP_TAN + k];
   }
+  return 1;
 }
 
 // third column of a rotation matrix (the geom's local z axis in world coordinates)
@@ -287,7 +293,7 @@ PX_FN int pxk_colPlaneSphere(PX_MDC int g1, int g2, PX_REAL margin, int adr) {
   PXK_GET(3, pos2, D, geom_xpos, 3 * g2);
   PXR rad = M(geom_size, 3 * g2);
   int n = pxk_cpRawPlaneSphere(c, margin, pos1, rot1, pos2, rad);
-  if (n == 1) pxk_cpPut(PX_MDARGC adr, c);
+  if (n == 1) n = pxk_cpPut(PX_MDARGC adr, c);
   return n;
 }
 
@@ -322,8 +328,7 @@ PX_FN int pxk_colPlaneCapsule(PX_MDC int g1, int g2, PX_REAL margin, int adr) {
     }
     if (pxk_cpRawPlaneSphere(c, margin, pos1, rot1, end, rad) == 1) {
       for (int k = 0; k < 3; k++) c[PXK_CP_TAN + k] = axis[k];
-      pxk_cpPut(PX_MDARGC adr + n, c);
-      n += 1;
+      n += pxk_cpPut(PX_MDARGC adr + n, c);
     }
   }
   return n;
@@ -412,8 +417,7 @@ PX_FN int pxk_colPlaneCylinder(PX_MDC int g1, int g2, PX_REAL margin, int adr) {
     PXR o = nrm[k] * h1;
     c[PXK_CP_POS + k] = q + o;
   }
-  pxk_cpPut(PX_MDARGC adr + cnt, c);
-  cnt += 1;
+  cnt += pxk_cpPut(PX_MDARGC adr + cnt, c);
 
   // rim point of the far cap
   PXR d2 = dist0 - prjaxis + prjvec;
@@ -426,8 +430,7 @@ PX_FN int pxk_colPlaneCylinder(PX_MDC int g1, int g2, PX_REAL margin, int adr) {
       PXR o = nrm[k] * h2;
       c[PXK_CP_POS + k] = q + o;
     }
-    pxk_cpPut(PX_MDARGC adr + cnt, c);
-    cnt += 1;
+    cnt += pxk_cpPut(PX_MDARGC adr + cnt, c);
   }
 
   // the two other triangle corners on the near cap, at height -prjvec/2 relative to its centre
@@ -456,8 +459,7 @@ PX_FN int pxk_colPlaneCylinder(PX_MDC int g1, int g2, PX_REAL margin, int adr) {
         PXR o = nrm[k] * h3;
         c[PXK_CP_POS + k] = r + o;
       }
-      pxk_cpPut(PX_MDARGC adr + cnt, c);
-      cnt += 1;
+      cnt += pxk_cpPut(PX_MDARGC adr + cnt, c);
     }
   }
   return cnt;
@@ -511,8 +513,7 @@ PX_FN int pxk_colPlaneBox(PX_MDC int g1, int g2, PX_REAL margin, int adr) {
           PXR o = nrm[k] * h;
           c[PXK_CP_POS + k] = w + o;
         }
-        pxk_cpPut(PX_MDARGC adr + cnt, c);
-        cnt += 1;
+        cnt += pxk_cpPut(PX_MDARGC adr + cnt, c);
       }
     }
   }
@@ -533,7 +534,7 @@ PX_FN int pxk_colSphereSphere(PX_MDC int g1, int g2, PX_REAL margin, int adr) {
   PXR rad1 = M(geom_size, 3 * g1);
   PXR rad2 = M(geom_size, 3 * g2);
   int n = pxk_cpRawSphereSphere(c, margin, pos1, rot1, rad1, pos2, rot2, rad2);
-  if (n == 1) pxk_cpPut(PX_MDARGC adr, c);
+  if (n == 1) n = pxk_cpPut(PX_MDARGC adr, c);
   return n;
 }
 
@@ -552,7 +553,7 @@ PX_FN int pxk_colSphereCapsule(PX_MDC int g1, int g2, PX_REAL margin, int adr) {
   PXR rad2 = M(geom_size, 3 * g2);
   PXR len2 = M(geom_size, 3 * g2 + 1);
   int n = pxk_cpRawSphereCapsule(c, margin, pos1, rot1, rad1, pos2, rot2, rad2, len2);
-  if (n == 1) pxk_cpPut(PX_MDARGC adr, c);
+  if (n == 1) n = pxk_cpPut(PX_MDARGC adr, c);
   return n;
 }
 
@@ -661,7 +662,7 @@ PX_FN int pxk_colSphereCylinder(PX_MDC int g1, int g2, PX_REAL margin, int adr) 
     PXR zero = PX_ZERO;
     n = pxk_cpRawSphereSphere(c, margin, pos1, rot1, rad1, rim, rot2, zero);
   }
-  if (n == 1) pxk_cpPut(PX_MDARGC adr, c);
+  if (n == 1) n = pxk_cpPut(PX_MDARGC adr, c);
   return n;
 }
 
@@ -682,9 +683,10 @@ PX_FN int pxk_colCapsuleCapsule(PX_MDC int g1, int g2, PX_REAL margin, int adr) 
   PXR rad2 = M(geom_size, 3 * g2);
   PXR len2 = M(geom_size, 3 * g2 + 1);
   int n = pxk_cpRawCapsuleCapsule(c0, c1, margin, pos1, rot1, rad1, len1, pos2, rot2, rad2, len2);
-  if (n >= 1) pxk_cpPut(PX_MDARGC adr, c0);
-  if (n >= 2) pxk_cpPut(PX_MDARGC adr + 1, c1);
-  return n;
+  int cnt = 0;
+  if (n >= 1) cnt += pxk_cpPut(PX_MDARGC adr, c0);
+  if (n >= 2) cnt += pxk_cpPut(PX_MDARGC adr + cnt, c1);
+  return cnt;
 }
 
 #endif  // PX_KERN_COLLIDE_PRIM_H_
