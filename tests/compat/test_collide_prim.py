@@ -334,3 +334,41 @@ def test_nan_pose(pair):
             ours, ref = case.run(tuple(pose))
             for a in ours:
                 assert np.all(np.isfinite(a)), f"{pair} NaN {which}: {ours}"
+
+
+def _contacts(d):
+    """data's contacts as records of the C layout: phalanx.CONTACT_DTYPE (580 bytes) lacks the
+    4 bytes of tail padding of the C record (584, as mjContact), so data.contact misreads every
+    record past the first; the aligned dtype has the C size"""
+    dt = np.dtype([(f, phalanx.CONTACT_DTYPE.fields[f][0]) for f in phalanx.CONTACT_DTYPE.names],
+                  align=True)
+    return d._contact_bytes[: d.ncon * dt.itemsize].view(dt)
+
+
+@pytest.mark.parametrize("pair", list(PAIRS))
+def test_collision_driver(pair, full):
+    """phalanx.collision end to end (filters, these colliders, parameters, frame completion):
+    data.ncon and every contact field against MuJoCo's d.contact, random poses of all zones"""
+    fields = ["dist", "pos", "frame", "includemargin", "friction", "solref", "solimp", "dim",
+              "exclude", "geom"]
+    n = 0
+    for variant in range(len(PAIRS[pair][2])):
+        case = Case(pair, variant)
+        rng = np.random.default_rng(5000 + 10 * list(PAIRS).index(pair) + variant)
+        for _ in range(200 if full else 20):
+            pose = _rand_pose(case, rng)
+            case.set_pose(pose, case.rd)
+            mujoco.mj_kinematics(case.ref, case.rd)
+            mujoco.mj_collision(case.ref, case.rd)
+            case.set_pose(pose, case.od)
+            phalanx.kinematics(case.ours, case.od)
+            phalanx.collision(case.ours, case.od)
+            assert case.od.ncon == case.rd.ncon, f"{pair} pose {pose}"
+            con = _contacts(case.od)
+            for i in range(case.rd.ncon):
+                ours, ref = con[i], case.rd.contact[i]
+                for f in fields:
+                    a, b = np.asarray(ours[f], dtype=float), np.asarray(getattr(ref, f), dtype=float)
+                    assert rel(a, b) <= TOL, f"{pair} contact {i} {f}: {a} vs {b}"
+                n += 1
+    print(f"\n{pair} driver: {n} contacts", end="")
