@@ -13,7 +13,10 @@
 // The shared "raw" routines compute one pre-contact into a local array of PXK_CP_SIZE reals
 // (layout below) instead of writing the buffer, so that callers can adjust it (the capsule's
 // tangent, the cylinder cap's flipped normal) before storing it with pxk_cpPut. Every formula
-// follows MuJoCo's operation order so that fp64 results are bit-equal.
+// follows MuJoCo's operation order so that fp64 results are bit-equal. One deliberate difference:
+// a pre-contact holding a NaN (NaN poses, or 0/0 from sizes set to zero) is not stored, where
+// MuJoCo stores it. The raw routines also serve MuJoCo's flex colliders (mjraw_SphereCapsule,
+// mjraw_CapsuleCapsule in engine_collision_driver.c), which phalanx does not have yet.
 #ifndef PX_KERN_COLLIDE_PRIM_H_
 #define PX_KERN_COLLIDE_PRIM_H_
 

@@ -220,7 +220,8 @@ class Stats:
             ties += f" ({self.nan} NaN contacts of MuJoCo's that phalanx drops)"
         if self.dropped:
             ties += f" ({self.dropped} poses MuJoCo's single-precision broad phase drops)"
-        return (f"{self.poses} poses{ties}, {self.contacts} contacts, {self.bitequal} bit-equal; worst "
+        return (f"{self.poses} poses{ties}, {self.contacts} contacts, {self.bitequal} bit-equal; "
+                f"worst "
                 f"abs dist {self.abs['dist']:.3g} pos {self.abs['pos']:.3g} frame "
                 f"{self.abs['frame']:.3g}, worst rel {self.rel:.3g}")
 
@@ -368,7 +369,8 @@ def test_collision_driver(pair, full):
             for i in range(case.rd.ncon):
                 ours, ref = con[i], case.rd.contact[i]
                 for f in fields:
-                    a, b = np.asarray(ours[f], dtype=float), np.asarray(getattr(ref, f), dtype=float)
+                    a = np.asarray(ours[f], dtype=float)
+                    b = np.asarray(getattr(ref, f), dtype=float)
                     assert rel(a, b) <= TOL, f"{pair} contact {i} {f}: {a} vs {b}"
                 n += 1
     print(f"\n{pair} driver: {n} contacts", end="")
