@@ -109,8 +109,10 @@ PX_FN int pxk_bxSphereBoxRaw(PX_MDC PX_IN(PX_REAL, pos1, 3), PX_REAL rad, PX_IN(
     tmp[i] = clamped[i] - center[i];
   }
   PXR dist = pxk_normalize3(tmp);
+  // beyond the margin: no contact; a NaN distance (a NaN pose) gives none either, where MuJoCo
+  // would emit a NaN contact
   PXR excess = dist - rad;
-  if (excess > margin) return 0;
+  if (!(excess <= margin)) return 0;
 
   if (dist <= PXK_BX_MINVAL) {
     // centre inside the box: push out through the nearest face
