@@ -40,12 +40,13 @@
 
 // ------------------------------------------------------------------ small helpers
 
-// res = mat1' * mat2 (3x3, row-major), as mju_mulMatTMat3
-PX_FN void pxk_bxMulMatTMat3(PX_OUT(PX_REAL, res, 9), PX_IN(PX_REAL, mat1, 9),
-                             PX_IN(PX_REAL, mat2, 9)) {
+// res = xmat1' * xmat2 (3x3, row-major), as mju_mulMatTMat3
+PX_FN void pxk_bxMulMatTMat3(PX_OUT(PX_REAL, res, 9), PX_IN(PX_REAL, xmat1, 9),
+                             PX_IN(PX_REAL, xmat2, 9)) {
   for (int r = 0; r < 3; r++) {
     for (int c = 0; c < 3; c++) {
-      res[3 * r + c] = mat1[r] * mat2[c] + mat1[3 + r] * mat2[3 + c] + mat1[6 + r] * mat2[6 + c];
+      res[3 * r + c] =
+          xmat1[r] * xmat2[c] + xmat1[3 + r] * xmat2[3 + c] + xmat1[6 + r] * xmat2[6 + c];
     }
   }
 }
@@ -84,10 +85,10 @@ PX_FN void pxk_bxPut(PX_MDC int adr, PX_REAL dist, PX_IN(PX_REAL, pos, 3),
 
 // ------------------------------------------------------------------ sphere : box
 
-// a sphere (centre pos1, radius rad) against a box (pos2, mat2, half-sizes size2), MuJoCo's
+// a sphere (centre pos1, radius rad) against a box (pos2, xmat2, half-sizes size2), MuJoCo's
 // mjraw_SphereBox: at most one pre-contact, written to record adr; returns the count
 PX_FN int pxk_bxSphereBoxRaw(PX_MDC PX_IN(PX_REAL, pos1, 3), PX_REAL rad, PX_IN(PX_REAL, pos2, 3),
-                             PX_IN(PX_REAL, mat2, 9), PX_IN(PX_REAL, size2, 3), PX_REAL margin,
+                             PX_IN(PX_REAL, xmat2, 9), PX_IN(PX_REAL, size2, 3), PX_REAL margin,
                              int adr) {
   PXR tmp[3];
   PXR center[3];
@@ -96,7 +97,7 @@ PX_FN int pxk_bxSphereBoxRaw(PX_MDC PX_IN(PX_REAL, pos1, 3), PX_REAL rad, PX_IN(
   PXR pos[3];
   PXR normal[3];
   pxk_sub3(tmp, pos1, pos2);
-  pxk_mulMatTVec3(center, mat2, tmp);
+  pxk_mulMatTVec3(center, xmat2, tmp);
 
   // the box point nearest the centre, in the box frame (axes of positive size only)
   for (int i = 0; i < 3; i++) {
@@ -134,20 +135,20 @@ PX_FN int pxk_bxSphereBoxRaw(PX_MDC PX_IN(PX_REAL, pos1, 3), PX_REAL rad, PX_IN(
     nearest[k / 2] = (k % 2 == 1) ? PX_R(-1.0) : PX_R(1.0);
     PXR scl = (rad - closest) / PX_R(2.0);
     for (int i = 0; i < 3; i++) pos[i] = center[i] + nearest[i] * scl;
-    pxk_mulMatVec3(normal, mat2, nearest);
+    pxk_mulMatVec3(normal, xmat2, nearest);
     dist = -closest;
   } else {
     // midway between the box surface and the deepest sphere point
     for (int i = 0; i < 3; i++) {
       deepest[i] = deepest[i] + tmp[i] * rad;
-      PXR half = PX_ZERO + clamped[i] * PX_R(0.5);
-      pos[i] = half + deepest[i] * PX_R(0.5);
+      PXR halfc = PX_ZERO + clamped[i] * PX_R(0.5);
+      pos[i] = halfc + deepest[i] * PX_R(0.5);
     }
-    pxk_mulMatVec3(normal, mat2, tmp);
+    pxk_mulMatVec3(normal, xmat2, tmp);
   }
 
   PXR wpos[3];
-  pxk_mulMatVec3(wpos, mat2, pos);
+  pxk_mulMatVec3(wpos, xmat2, pos);
   for (int i = 0; i < 3; i++) wpos[i] = wpos[i] + pos2[i];
   PXR cdist = dist - rad;
   pxk_bxPut(PX_MDARGC adr, cdist, wpos, normal);
@@ -157,14 +158,14 @@ PX_FN int pxk_bxSphereBoxRaw(PX_MDC PX_IN(PX_REAL, pos1, 3), PX_REAL rad, PX_IN(
 // sphere g1 : box g2
 PX_FN int pxk_colSphereBox(PX_MDC int g1, int g2, PX_REAL margin, int adr) {
   PXR pos1[3];
-  PXR mat1[9];
+  PXR xmat1[9];
   PXR size1[3];
   PXR pos2[3];
-  PXR mat2[9];
+  PXR xmat2[9];
   PXR size2[3];
-  pxk_bxPose(PX_MDARGC g1, pos1, mat1, size1);
-  pxk_bxPose(PX_MDARGC g2, pos2, mat2, size2);
-  return pxk_bxSphereBoxRaw(PX_MDARGC pos1, size1[0], pos2, mat2, size2, margin, adr);
+  pxk_bxPose(PX_MDARGC g1, pos1, xmat1, size1);
+  pxk_bxPose(PX_MDARGC g2, pos2, xmat2, size2);
+  return pxk_bxSphereBoxRaw(PX_MDARGC pos1, size1[0], pos2, xmat2, size2, margin, adr);
 }
 
 // ------------------------------------------------------------------ capsule : box
@@ -175,13 +176,13 @@ PX_FN int pxk_colSphereBox(PX_MDC int g1, int g2, PX_REAL margin, int adr) {
 // is collided as a sphere with the box (at most two pre-contacts).
 PX_FN int pxk_colCapsuleBox(PX_MDC int g1, int g2, PX_REAL margin, int adr) {
   PXR pos1[3];
-  PXR mat1[9];
+  PXR xmat1[9];
   PXR size1[3];
   PXR pos2[3];
-  PXR mat2[9];
+  PXR xmat2[9];
   PXR size2[3];
-  pxk_bxPose(PX_MDARGC g1, pos1, mat1, size1);
-  pxk_bxPose(PX_MDARGC g2, pos2, mat2, size2);
+  pxk_bxPose(PX_MDARGC g1, pos1, xmat1, size1);
+  pxk_bxPose(PX_MDARGC g2, pos2, xmat2, size2);
 
   PXR tmp1[3];
   PXR tmp2[3];
@@ -195,11 +196,11 @@ PX_FN int pxk_colCapsuleBox(PX_MDC int g1, int g2, PX_REAL margin, int adr) {
   PXR secondpos = PX_R(-4.0);  // parameter of the second point; below -3: none
 
   pxk_sub3(tmp1, pos1, pos2);
-  pxk_mulMatTVec3(pos, mat2, tmp1);
-  tmp1[0] = mat1[2];
-  tmp1[1] = mat1[5];
-  tmp1[2] = mat1[8];
-  pxk_mulMatTVec3(axis, mat2, tmp1);
+  pxk_mulMatTVec3(pos, xmat2, tmp1);
+  tmp1[0] = xmat1[2];
+  tmp1[1] = xmat1[5];
+  tmp1[2] = xmat1[8];
+  pxk_mulMatTVec3(axis, xmat2, tmp1);
   for (int k = 0; k < 3; k++) halfaxis[k] = axis[k] * halflength;
 
   // octant of the half-axis: bit k set when component k is positive
@@ -443,15 +444,15 @@ PX_FN int pxk_colCapsuleBox(PX_MDC int g1, int g2, PX_REAL margin, int adr) {
 
   // both points as spheres of the capsule's radius against the box
   for (int k = 0; k < 3; k++) tmp1[k] = pos[k] + halfaxis[k] * bestsegmentpos;
-  pxk_mulMatVec3(tmp2, mat2, tmp1);
+  pxk_mulMatVec3(tmp2, xmat2, tmp1);
   for (int k = 0; k < 3; k++) tmp2[k] = tmp2[k] + pos2[k];
-  int n = pxk_bxSphereBoxRaw(PX_MDARGC tmp2, size1[0], pos2, mat2, size2, margin, adr);
+  int n = pxk_bxSphereBoxRaw(PX_MDARGC tmp2, size1[0], pos2, xmat2, size2, margin, adr);
   if (skip == 0 && secondpos > PX_R(-3.0)) {
     PXR t = secondpos + bestsegmentpos;
     for (int k = 0; k < 3; k++) tmp1[k] = pos[k] + halfaxis[k] * t;
-    pxk_mulMatVec3(tmp2, mat2, tmp1);
+    pxk_mulMatVec3(tmp2, xmat2, tmp1);
     for (int k = 0; k < 3; k++) tmp2[k] = tmp2[k] + pos2[k];
-    n += pxk_bxSphereBoxRaw(PX_MDARGC tmp2, size1[0], pos2, mat2, size2, margin, adr + n);
+    n += pxk_bxSphereBoxRaw(PX_MDARGC tmp2, size1[0], pos2, xmat2, size2, margin, adr + n);
   }
   return n;
 }
@@ -484,8 +485,9 @@ PX_FN int pxk_bbClip(PX_INOUT(PX_REAL, poly, 72), int cur, int nin, int coord, P
       nout++;
     }
     // the edge to the next vertex strictly crosses the line: emit the crossing
-    int cross = ((dp < PX_R(0.0) && dq > PX_R(0.0)) || (dp > PX_R(0.0) && dq < PX_R(0.0))) ? 1 : 0;
-    if (cross == 1 && nout < PXK_BB_MAXVERT) {
+    int crosses =
+        ((dp < PX_R(0.0) && dq > PX_R(0.0)) || (dp > PX_R(0.0) && dq < PX_R(0.0))) ? 1 : 0;
+    if (crosses == 1 && nout < PXK_BB_MAXVERT) {
       PXR t = dp / (dp - dq);
       for (int c = 0; c < 3; c++) {
         PXR p = poly[bin + 3 * k + c];
@@ -515,13 +517,13 @@ PX_FN void pxk_bbEdgeAxis(PX_OUT(PX_REAL, axis, 3), PX_IN(PX_REAL, rot, 9), int 
 // vertex within the margin becoming a contact (at most 8).
 PX_FN int pxk_colBoxBox(PX_MDC int g1, int g2, PX_REAL margin, int adr) {
   PXR pos1[3];
-  PXR mat1[9];
+  PXR xmat1[9];
   PXR size1[3];
   PXR pos2[3];
-  PXR mat2[9];
+  PXR xmat2[9];
   PXR size2[3];
-  pxk_bxPose(PX_MDARGC g1, pos1, mat1, size1);
-  pxk_bxPose(PX_MDARGC g2, pos2, mat2, size2);
+  pxk_bxPose(PX_MDARGC g1, pos1, xmat1, size1);
+  pxk_bxPose(PX_MDARGC g2, pos2, xmat2, size2);
 
   // rot: box2's axes in box1's frame (columns); pos21: box2's centre in box1's frame; pos12:
   // box1's centre in box2's frame
@@ -531,10 +533,10 @@ PX_FN int pxk_colBoxBox(PX_MDC int g1, int g2, PX_REAL margin, int adr) {
   PXR pos12[3];
   PXR tmp[3];
   pxk_sub3(tmp, pos2, pos1);
-  pxk_mulMatTVec3(pos21, mat1, tmp);
+  pxk_mulMatTVec3(pos21, xmat1, tmp);
   pxk_sub3(tmp, pos1, pos2);
-  pxk_mulMatTVec3(pos12, mat2, tmp);
-  pxk_bxMulMatTMat3(rot, mat1, mat2);
+  pxk_mulMatTVec3(pos12, xmat2, tmp);
+  pxk_bxMulMatTMat3(rot, xmat1, xmat2);
   for (int k = 0; k < 9; k++) rotabs[k] = PX_ABS(rot[k]);
 
   // ---- stage 1: separating axes (code 0..2 box1 face, 3..5 box2 face, 6 + 3 i + j edges)
@@ -725,9 +727,9 @@ PX_FN int pxk_colBoxBox(PX_MDC int g1, int g2, PX_REAL margin, int adr) {
     for (int k = 0; k < 3; k++) mid[k] = PX_R(0.5) * (w1[k] + w2[k]);
     PXR cpos[3];
     PXR normal[3];
-    pxk_mulMatVec3(cpos, mat1, mid);
+    pxk_mulMatVec3(cpos, xmat1, mid);
     for (int k = 0; k < 3; k++) cpos[k] = cpos[k] + pos1[k];
-    pxk_mulMatVec3(normal, mat1, axis);
+    pxk_mulMatVec3(normal, xmat1, axis);
     pxk_bxPut(PX_MDARGC adr, dist, cpos, normal);
     return 1;
   }
@@ -749,7 +751,7 @@ PX_FN int pxk_colBoxBox(PX_MDC int g1, int g2, PX_REAL margin, int adr) {
   }
   for (int r = 0; r < 3; r++) {
     for (int c = 0; c < 3; c++) {
-      matref[3 * r + c] = (ref1 == 1) ? mat1[3 * r + c] : mat2[3 * r + c];
+      matref[3 * r + c] = (ref1 == 1) ? xmat1[3 * r + c] : xmat2[3 * r + c];
       rinc[3 * r + c] = (ref1 == 1) ? rot[3 * r + c] : rot[3 * c + r];
     }
   }
