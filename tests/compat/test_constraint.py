@@ -150,7 +150,41 @@ EQUALITY = """
 </mujoco>
 """
 
-SMALL = {"limits": LIMITS, "friction": FRICTION, "equality": EQUALITY}
+CONTACTS = """
+<mujoco>
+  <option timestep="0.004" impratio="3"/>
+  <worldbody>
+    <geom name="floor" type="plane" size="5 5 0.1" friction="0.9 0.01 0.001"/>
+    <body pos="0 0 0.09">
+      <freejoint/>
+      <geom type="sphere" size="0.1" condim="1" priority="2"/>
+    </body>
+    <body pos="0.5 0 0.095">
+      <freejoint/>
+      <geom type="box" size="0.1 0.15 0.1" condim="3" solref="0.01 0.7"/>
+    </body>
+    <body pos="1 0 0.045" euler="0 90 0">
+      <freejoint/>
+      <geom type="capsule" size="0.05 0.2" condim="4" solimp="0.8 0.99 0.002 0.4 3"/>
+    </body>
+    <body pos="1.5 0 0.095">
+      <freejoint/>
+      <geom type="sphere" size="0.1" condim="6" margin="0.01" gap="0.005" priority="1"
+            friction="0.7 0.02 0.003"/>
+    </body>
+    <body pos="1.5 0 0.3">
+      <freejoint/>
+      <geom type="box" size="0.1 0.1 0.1" condim="3" solref="-3000 -60"/>
+    </body>
+    <body pos="0 1 0.5">
+      <joint type="hinge" axis="1 0 0" range="-40 40"/>
+      <geom type="capsule" fromto="0 0 0 0 0 -0.45" size="0.06" condim="6"/>
+    </body>
+  </worldbody>
+</mujoco>
+"""
+
+SMALL = {"limits": LIMITS, "friction": FRICTION, "equality": EQUALITY, "contacts": CONTACTS}
 
 TESTDATA = ("mujoco", "test", "engine", "testdata")
 FAST_CORPUS = [
@@ -194,6 +228,8 @@ def load_small(xml):
 
 
 def load_corpus(path):
+    """(phalanx, mujoco) models, island flag off; contacts on where phalanx has the colliders
+    the model needs, else off (flagged in the result)"""
     try:
         ref = mujoco.MjModel.from_xml_path(path)
     except Exception as e:  # noqa: BLE001
@@ -202,6 +238,13 @@ def load_corpus(path):
         ours = phalanx.Model.from_xml_path(path)
     except NotImplementedError as e:
         pytest.skip(f"phalanx does not compile it yet: {str(e)[:100]}")
+    prepare(ours, ref)
+    try:
+        phalanx.forward(ours, phalanx.Data(ours))
+        return ours, ref
+    except NotImplementedError as e:
+        if "collider" not in str(e) and "elliptic" not in str(e):
+            pytest.skip(f"phalanx refuses it: {str(e)[:120]}")
     prepare(ours, ref, CONTACT)
     try:
         phalanx.forward(ours, phalanx.Data(ours))
@@ -211,13 +254,18 @@ def load_corpus(path):
 
 
 def random_state(ref, dr, rng, scale):
-    """A state with limits and equalities violated: qpos0 moved along a random velocity, random
+    """A state with limits and equalities violated: qpos0 moved along a random velocity (a
+    tenth of it for free joints, so that resting bodies keep their contacts), random
     velocities, controls and warm start."""
     mujoco.mj_resetData(ref, dr)
     if ref.nkey:
         mujoco.mj_resetDataKeyframe(ref, dr, 0)
     if ref.nv:
-        mujoco.mj_integratePos(ref, dr.qpos, rng.normal(size=ref.nv) * scale, 1.0)
+        dq = rng.normal(size=ref.nv) * scale
+        for j in range(ref.njnt):
+            if ref.jnt_type[j] == mujoco.mjtJoint.mjJNT_FREE:
+                dq[ref.jnt_dofadr[j]:ref.jnt_dofadr[j] + 6] *= 0.1
+        mujoco.mj_integratePos(ref, dr.qpos, dq, 1.0)
         dr.qvel[:] = rng.normal(size=ref.nv) * scale
         dr.qacc_warmstart[:] = rng.normal(size=ref.nv) * scale
     if ref.nu:
@@ -357,9 +405,10 @@ def test_cnstrfull():
     ("solver", 1, "CG constraint solver"),
     ("jacobian", 1, "sparse constraint Jacobian"),
     ("noslip_iterations", 3, "noslip"),
+    ("cone", 1, "elliptic friction cones"),
 ])
 def test_refused(option, value, message):
-    ours, _ = load_small(LIMITS)
+    ours, _ = load_small(CONTACTS)
     setattr(ours.opt, option, value)
     with pytest.raises(NotImplementedError, match=message):
         phalanx.forward(ours, phalanx.Data(ours))
@@ -370,11 +419,23 @@ def test_refused_flags():
     ours.opt.enableflags |= int(mujoco.mjtEnableBit.mjENBL_DIAGEXACT)
     with pytest.raises(NotImplementedError, match="diagexact"):
         phalanx.forward(ours, phalanx.Data(ours))
-    xml = LIMITS.replace('<default><geom contype="0" conaffinity="0"/></default>', "").replace(
-        '<option timestep="0.005"/>', '<option timestep="0.005" cone="elliptic"/>')
+    xml = CONTACTS.replace('<geom type="box" size="0.1 0.1 0.1" condim="3"',
+                           '<geom type="ellipsoid" size="0.1 0.1 0.1" condim="3"')
     ours = phalanx.Model.from_xml_string(xml)
-    with pytest.raises(NotImplementedError, match="elliptic friction cones"):
+    with pytest.raises(NotImplementedError, match="collider"):
         phalanx.forward(ours, phalanx.Data(ours))
+
+
+def test_contact_rows():
+    """The contacts' efc_address and mu written back as MuJoCo writes them."""
+    ours, ref = load_small(CONTACTS)
+    do, dr = phalanx.Data(ours), mujoco.MjData(ref)
+    mujoco.mj_forward(ref, dr)
+    phalanx.forward(ours, do)
+    assert do.ncon == dr.ncon > 0
+    np.testing.assert_array_equal(do.contact.efc_address, dr.contact.efc_address)
+    np.testing.assert_array_equal(do.contact.dim, dr.contact.dim)
+    assert rel(do.contact.mu, dr.contact.mu) <= ROW_TOL
 
 
 def test_corpus(cons_model):
