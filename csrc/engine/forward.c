@@ -222,6 +222,7 @@ pxtStatus px_forward(const pxModel* m, pxData* d, pxStatus* st) {
   }
   pxk_collision(m, d);
   pxk_makeConstraint(m, d);
+  pxk_island(m, d);
   pxk_referenceConstraint(m, d);
   pxk_fwdConstraint(m, d);
   return PX_OK;

@@ -154,7 +154,8 @@ pxWorlds* px_makeWorlds(const pxModel* m, int nworld, pxStatus* st) {
   off += alignUp(ncontact * sizeof(pxContact));
   off += alignUp((size_t)nworld * sizeof(int));
   int nefcmax = px_efcCapacity(m);
-  size_t PXE_ROWS = (size_t)nefcmax, PXE_NV = (size_t)m->nv;
+  size_t PXE_ROWS = (size_t)nefcmax, PXE_NV = (size_t)m->nv, PXE_NC = (size_t)m->nC;
+  size_t PXE_NTREE = (size_t)m->ntree;
 #define X(type, name, n) off += alignUp((size_t)nworld * (size_t)(n) * sizeof(type));
   PX_EFC_FIELDS(X)
 #undef X
@@ -218,7 +219,8 @@ void px_worldView(const pxWorlds* w, int world, pxData* d) {
   d->contact = w->contact + (size_t)world * ((size_t)w->nconmax + PX_MAXCONPAIR);
   d->ncon = w->ncon + world;
   d->nconmax = w->nconmax;
-  size_t PXE_ROWS = (size_t)w->nefcmax, PXE_NV = (size_t)m->nv;
+  size_t PXE_ROWS = (size_t)w->nefcmax, PXE_NV = (size_t)m->nv, PXE_NC = (size_t)m->nC;
+  size_t PXE_NTREE = (size_t)m->ntree;
 #define X(type, name, n) d->name = w->name + (size_t)world * (size_t)(n);
   PX_EFC_FIELDS(X)
 #undef X

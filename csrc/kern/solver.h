@@ -1,16 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
-// The constraint solver of MuJoCo 3.12's mj_fwdConstraint in the kernel dialect: the warm start
-// (best of qacc_warmstart and qacc_smooth), then the Newton solver (mj_solNewton, monolithic,
-// dense Jacobian) with its exact line search, the Hessian H = M + J' D J in a dense Cholesky
-// factor kept up to date by rank-one updates, and MuJoCo's stopping rule (improvement, gradient
-// and Newton decrement scaled by 1 / (meaninertia max(1, nv))). Pyramidal and frictionless cones
-// only (elliptic cones are refused on the host).
-//   reads:  the rows of constraint.h (efc_J, efc_D, efc_R, efc_frictionloss, efc_aref, efc_type),
-//           M, qLD, qLDiagInv, qfrc_smooth, qacc_smooth, qacc_warmstart
-//   writes: qacc, qfrc_constraint, efc_b, efc_force, efc_state, efc_n[PX_EFC_NITER]; the
-//           efc_sv_* arrays are scratch
+// The constraint solver of MuJoCo 3.12's mj_fwdConstraint in the kernel dialect: constraint
+// islands (mj_island), the warm start (best of qacc_warmstart and qacc_smooth), then the Newton
+// solver (mj_solNewton, dense Jacobian) per island, or over all rows when the island flag is
+// disabled, with its exact line search, the Hessian H = M + J' D J in a dense Cholesky factor kept
+// up to date by rank-one updates, and MuJoCo's stopping rule (improvement, gradient and Newton
+// decrement scaled by 1 / (meaninertia max(1, nv)), or by 1 / (the island's trace of M)).
+// Pyramidal and frictionless cones only (elliptic cones are refused on the host).
+//   reads:  the rows of constraint.h (efc_J, efc_D, efc_R, efc_frictionloss, efc_aref, efc_type,
+//           efc_id), M, qLD, qLDiagInv, qfrc_smooth, qacc_smooth, qacc_warmstart
+//   writes: qacc, qfrc_constraint, efc_b, efc_force, efc_state, efc_n (solver iterations of
+//           island 0, islands, island dofs), the island maps efc_is_*; efc_sv_* hold the problem
+//           one solve sees (every row, or one island's rows and dofs, in local indices)
 // Sequential on lane 0; every float operation is in MuJoCo's order (engine_solver.c,
-// engine_forward.c, engine_util_blas.c, engine_util_solve.c).
+// engine_island.c, engine_forward.c, engine_util_blas.c, engine_util_solve.c).
 #ifndef PX_KERN_SOLVER_H_
 #define PX_KERN_SOLVER_H_
 
@@ -23,31 +25,303 @@
 #define PXK_LS_D0 2
 #define PXK_LS_D1 3
 
-// efc_force and efc_state from jar (efc_sv_Jaref, or efc_b when useB is 1), qfrc_constraint =
-// J' efc_force; returns the constraint cost (mj_constraintUpdate without elliptic cones)
-PX_FN PX_REAL pxk_svUpdate(PX_MDC int useB) {
+//---------------------------------- islands -------------------------------------------------------
+
+// canonical root of an active tree, compressing its path (mj_dsuRoot)
+PX_FN int pxk_isRoot(PX_MDC int tree) {
+  int root = tree;
+  while (PXK_E(efc_is_parent, root) != root) root = PXK_E(efc_is_parent, root);
+  while (PXK_E(efc_is_parent, tree) != tree) {
+    int next = PXK_E(efc_is_parent, tree);
+    PXK_E(efc_is_parent, tree) = root;
+    tree = next;
+  }
+  return root;
+}
+
+// activate and union two trees, -1 a static endpoint (mj_dsuMerge)
+PX_FN void pxk_isMerge(PX_MDC int tree1, int tree2) {
+  if (tree1 == -1 && tree2 == -1) return;
+  if (tree1 == -1) tree1 = tree2;
+  if (tree2 == -1) tree2 = tree1;
+  if (PXK_E(efc_is_parent, tree1) == -1) PXK_E(efc_is_parent, tree1) = tree1;
+  if (PXK_E(efc_is_parent, tree2) == -1) PXK_E(efc_is_parent, tree2) = tree2;
+  if (PXK_E(efc_is_parent, tree1) == PXK_E(efc_is_parent, tree2)) return;
+  int root1 = pxk_isRoot(PX_MDARGC tree1);
+  int root2 = pxk_isRoot(PX_MDARGC tree2);
+  if (root1 < root2) {
+    PXK_E(efc_is_parent, root2) = root1;
+  } else if (root2 < root1) {
+    PXK_E(efc_is_parent, root1) = root2;
+  }
+}
+
+// the tree iterator of row i (treeIterInit): it = (queued tree, queued tree, Jacobian scan
+// index or -1, previous tree of the scan)
+PX_FN void pxk_isIterInit(PX_MDC int i, PX_OUT(int, it, 4)) {
+  it[0] = -2;
+  it[1] = -2;
+  it[2] = -1;
+  it[3] = -1;
+  int type = PXK_E(efc_type, i);
+  int id = PXK_E(efc_id, i);
+  if (type == PXK_CNSTR_FRICTION_DOF) {
+    it[0] = M(dof_treeid, id);
+  } else if (type == PXK_CNSTR_LIMIT_JOINT) {
+    it[0] = M(dof_treeid, M(jnt_dofadr, id));
+  } else if (type == PXK_CNSTR_CONTACT_FRICTIONLESS || type == PXK_CNSTR_CONTACT_PYRAMIDAL ||
+             type == PXK_CNSTR_CONTACT_ELLIPTIC) {
+    it[0] = M(body_treeid, M(geom_bodyid, PXK_CON(id).geom[0]));
+    it[1] = M(body_treeid, M(geom_bodyid, PXK_CON(id).geom[1]));
+  } else if (type == PXK_CNSTR_EQUALITY &&
+             (M(eq_type, id) == PX_EQ_CONNECT || M(eq_type, id) == PX_EQ_WELD)) {
+    int b1 = M(eq_obj1id, id);
+    int b2 = M(eq_obj2id, id);
+    if (M(eq_objtype, id) == PX_OBJ_SITE) {
+      b1 = M(site_bodyid, b1);
+      b2 = M(site_bodyid, b2);
+    }
+    it[0] = M(body_treeid, b1);
+    it[1] = M(body_treeid, b2);
+  } else {
+    it[2] = 0;
+  }
+}
+
+// the next tree of row i, -2 when none is left (treeNext, dense)
+PX_FN int pxk_isNext(PX_MDC int i, PX_INOUT(int, it, 4)) {
+  if (it[0] != -2) {
+    int tree = it[0];
+    it[0] = it[1];
+    it[1] = -2;
+    return tree;
+  }
+  if (it[2] == -1) return -2;
   int nv = MS(nv);
+  int next = -2;
+  int j = it[2];
+  while (j < nv) {
+    if (PXK_E(efc_J, i * nv + j) != PX_R(0.0)) {
+      int tj = M(dof_treeid, j);
+      if (tj != it[3]) {
+        next = tj;
+        break;
+      }
+      j = M(tree_dofadr, tj) + M(tree_dofnum, tj) - 1;
+    }
+    j++;
+  }
+  it[2] = j;
+  if (next != -2) it[3] = next;
+  return next;
+}
+
+// constraint islands of the rows (mj_island): the trees each row touches united, islands
+// numbered in ascending order of their smallest tree, dofs and rows of each island in index
+// order (unconstrained dofs after nidof)
+PX_FN void pxk_island(PX_MD) {
+  int nv = MS(nv);
+  int ntree = MS(ntree);
   int nefc = PXK_EN(PX_EFC_NEFC);
-  int ne = PXK_EN(PX_EFC_NE);
-  int nf = PXK_EN(PX_EFC_NF);
-  PXR s = PX_ZERO;
+  PXK_EN(PX_EFC_NISLAND) = 0;
+  PXK_EN(PX_EFC_NIDOF) = 0;
+  if ((MOPT(disableflags) & PX_DSBL_ISLAND) != 0 || nefc == 0) return;
+  for (int t = 0; t < ntree; t++) PXK_E(efc_is_parent, t) = -1;
+  int ptype = -1;
+  int pid = -1;
+  int it[4];
   for (int i = 0; i < nefc; i++) {
-    PXR jar = useB == 1 ? PXK_E(efc_b, i) : PXK_E(efc_sv_Jaref, i);
-    PXR nd = -PXK_E(efc_D, i);
-    PXK_E(efc_force, i) = nd * jar;
+    if (i > 0 && ptype == PXK_E(efc_type, i) && pid == PXK_E(efc_id, i)) {
+      PXK_E(efc_is_tree, i) = PXK_E(efc_is_tree, i - 1);
+      continue;
+    }
+    ptype = PXK_E(efc_type, i);
+    pid = PXK_E(efc_id, i);
+    pxk_isIterInit(PX_MDARGC i, it);
+    int tree1 = pxk_isNext(PX_MDARGC i, it);
+    PXK_E(efc_is_tree, i) = 0;
+    if (tree1 != -2) {
+      int tree2 = pxk_isNext(PX_MDARGC i, it);
+      PXK_E(efc_is_tree, i) = tree1 >= 0 ? tree1 : tree2;
+      if (tree2 == -2) {
+        pxk_isMerge(PX_MDARGC tree1, -1);
+      } else {
+        while (tree2 != -2) {
+          pxk_isMerge(PX_MDARGC tree1, tree2);
+          tree1 = tree2;
+          tree2 = pxk_isNext(PX_MDARGC i, it);
+        }
+      }
+    }
+  }
+  // island ids in ascending canonical-root order (mj_dsuAssign)
+  int nisland = 0;
+  int nidof = 0;
+  for (int t = 0; t < ntree; t++) {
+    int p = PXK_E(efc_is_parent, t);
+    if (p == -1) {
+      PXK_E(efc_is_treeisland, t) = -1;
+      continue;
+    }
+    if (p == t) {
+      PXK_E(efc_is_treeisland, t) = nisland;
+      nisland++;
+    } else {
+      int pp = PXK_E(efc_is_parent, p);
+      PXK_E(efc_is_parent, t) = pp;
+      PXK_E(efc_is_treeisland, t) = PXK_E(efc_is_treeisland, pp);
+    }
+    nidof += M(tree_dofnum, t);
+  }
+  PXK_EN(PX_EFC_NISLAND) = nisland;
+  PXK_EN(PX_EFC_NIDOF) = nisland > 0 ? nidof : 0;
+  if (nisland == 0) return;
+  // dofs
+  for (int k = 0; k <= nisland; k++) PXK_E(efc_is_nv, k) = 0;
+  for (int i = 0; i < nv; i++) {
+    int isl = PXK_E(efc_is_treeisland, M(dof_treeid, i));
+    if (isl >= 0) PXK_E(efc_is_nv, isl) = PXK_E(efc_is_nv, isl) + 1;
+  }
+  PXK_E(efc_is_idofadr, 0) = 0;
+  for (int k = 1; k < nisland; k++) {
+    PXK_E(efc_is_idofadr, k) = PXK_E(efc_is_idofadr, k - 1) + PXK_E(efc_is_nv, k - 1);
+  }
+  for (int k = 0; k <= nisland; k++) PXK_E(efc_is_nefc, k) = 0;  // counters
+  for (int i = 0; i < nv; i++) {
+    int isl = PXK_E(efc_is_treeisland, M(dof_treeid, i));
+    int idof = 0;
+    if (isl >= 0) {
+      idof = PXK_E(efc_is_idofadr, isl) + PXK_E(efc_is_nefc, isl);
+      PXK_E(efc_is_nefc, isl) = PXK_E(efc_is_nefc, isl) + 1;
+    } else {
+      idof = nidof + PXK_E(efc_is_nefc, nisland);
+      PXK_E(efc_is_nefc, nisland) = PXK_E(efc_is_nefc, nisland) + 1;
+    }
+    PXK_E(efc_is_dof2idof, i) = idof;
+    PXK_E(efc_is_idof2dof, idof) = i;
+  }
+  // rows
+  for (int k = 0; k < nisland; k++) {
+    PXK_E(efc_is_nefc, k) = 0;
+    PXK_E(efc_is_ne, k) = 0;
+    PXK_E(efc_is_nf, k) = 0;
   }
   for (int i = 0; i < nefc; i++) {
-    PXR jar = useB == 1 ? PXK_E(efc_b, i) : PXK_E(efc_sv_Jaref, i);
-    PXR dd = PXK_E(efc_D, i);
+    int isl = PXK_E(efc_is_treeisland, PXK_E(efc_is_tree, i));
+    PXK_E(efc_is_island, i) = isl;
+    PXK_E(efc_is_nefc, isl) = PXK_E(efc_is_nefc, isl) + 1;
+    int type = PXK_E(efc_type, i);
+    if (type == PXK_CNSTR_EQUALITY) {
+      PXK_E(efc_is_ne, isl) = PXK_E(efc_is_ne, isl) + 1;
+    } else if (type == PXK_CNSTR_FRICTION_DOF || type == PXK_CNSTR_FRICTION_TENDON) {
+      PXK_E(efc_is_nf, isl) = PXK_E(efc_is_nf, isl) + 1;
+    }
+  }
+  PXK_E(efc_is_iefcadr, 0) = 0;
+  for (int k = 1; k < nisland; k++) {
+    PXK_E(efc_is_iefcadr, k) = PXK_E(efc_is_iefcadr, k - 1) + PXK_E(efc_is_nefc, k - 1);
+  }
+  // efc <-> iefc maps (efc_is_parent, no longer needed, counts the rows placed per island)
+  for (int k = 0; k < nisland; k++) PXK_E(efc_is_parent, k) = 0;
+  for (int c = 0; c < nefc; c++) {
+    int isl = PXK_E(efc_is_island, c);
+    int ic = PXK_E(efc_is_iefcadr, isl) + PXK_E(efc_is_parent, isl);
+    PXK_E(efc_is_parent, isl) = PXK_E(efc_is_parent, isl) + 1;
+    PXK_E(efc_is_efc2iefc, c) = ic;
+    PXK_E(efc_is_iefc2efc, ic) = c;
+  }
+}
+
+//---------------------------------- the problem of one solve --------------------------------------
+
+// global dof of local dof r and global row of local row c of island isl (-1: every dof and row)
+PX_FN int pxk_svDof(PX_MDC int isl, int r) {
+  return isl < 0 ? r : PXK_E(efc_is_idof2dof, PXK_E(efc_is_idofadr, isl) + r);
+}
+
+PX_FN int pxk_svRow(PX_MDC int isl, int c) {
+  return isl < 0 ? c : PXK_E(efc_is_iefc2efc, PXK_E(efc_is_iefcadr, isl) + c);
+}
+
+// the problem of island isl (or of every row, isl = -1) into efc_sv_*: dof vectors, the block of
+// M and of its factor (mju_blockSparse), the rows and their block of J (mju_block)
+PX_FN void pxk_svGather(PX_MDC int isl, int nv, int nefc) {
+  int gnv = MS(nv);
+  int idofadr = isl < 0 ? 0 : PXK_E(efc_is_idofadr, isl);
+  int adr = 0;
+  for (int r = 0; r < nv; r++) {
+    int dof = pxk_svDof(PX_MDARGC isl, r);
+    PXK_E(efc_sv_qacc, r) = D(qacc, dof);
+    PXK_E(efc_sv_qacc_smooth, r) = D(qacc_smooth, dof);
+    PXK_E(efc_sv_qfrc_smooth, r) = D(qfrc_smooth, dof);
+    PXK_E(efc_sv_qfrc_constraint, r) = D(qfrc_constraint, dof);
+    int nnz = M(M_rownnz, dof);
+    int gadr = M(M_rowadr, dof);
+    PXK_E(efc_sv_Mrownnz, r) = nnz;
+    PXK_E(efc_sv_Mrowadr, r) = adr;
+    for (int j = 0; j < nnz; j++) {
+      int col = M(M_colind, gadr + j);
+      PXK_E(efc_sv_Mcolind, adr + j) = isl < 0 ? col : PXK_E(efc_is_dof2idof, col) - idofadr;
+      PXK_E(efc_sv_M, adr + j) = D(M, gadr + j);
+      PXK_E(efc_sv_LD, adr + j) = D(qLD, gadr + j);
+    }
+    adr += nnz;
+    PXK_E(efc_sv_LDiagInv, r) = D(qLDiagInv, dof);
+  }
+  for (int c = 0; c < nefc; c++) {
+    int e = pxk_svRow(PX_MDARGC isl, c);
+    PXK_E(efc_sv_type, c) = PXK_E(efc_type, e);
+    PXK_E(efc_sv_id, c) = PXK_E(efc_id, e);
+    PXK_E(efc_sv_state, c) = PXK_E(efc_state, e);
+    PXK_E(efc_sv_Dr, c) = PXK_E(efc_D, e);
+    PXK_E(efc_sv_R, c) = PXK_E(efc_R, e);
+    PXK_E(efc_sv_floss, c) = PXK_E(efc_frictionloss, e);
+    PXK_E(efc_sv_aref, c) = PXK_E(efc_aref, e);
+    PXK_E(efc_sv_b, c) = PXK_E(efc_b, e);
+    PXK_E(efc_sv_force, c) = PXK_E(efc_force, e);
+    for (int r = 0; r < nv; r++) {
+      PXK_E(efc_sv_J, c * nv + r) = PXK_E(efc_J, e * gnv + pxk_svDof(PX_MDARGC isl, r));
+    }
+  }
+}
+
+// the solve's results back: qacc, qfrc_constraint, efc_force, efc_state
+PX_FN void pxk_svScatter(PX_MDC int isl, int nv, int nefc) {
+  for (int r = 0; r < nv; r++) {
+    int dof = pxk_svDof(PX_MDARGC isl, r);
+    D(qacc, dof) = PXK_E(efc_sv_qacc, r);
+    D(qfrc_constraint, dof) = PXK_E(efc_sv_qfrc_constraint, r);
+  }
+  for (int c = 0; c < nefc; c++) {
+    int e = pxk_svRow(PX_MDARGC isl, c);
+    PXK_E(efc_force, e) = PXK_E(efc_sv_force, c);
+    PXK_E(efc_state, e) = PXK_E(efc_sv_state, c);
+  }
+}
+
+//---------------------------------- solver --------------------------------------------------------
+
+// efc_force and efc_state from jar (efc_sv_Jaref, or efc_sv_b when useB is 1), qfrc_constraint =
+// J' efc_force; returns the constraint cost (mj_constraintUpdate without elliptic cones)
+PX_FN PX_REAL pxk_svUpdate(PX_MDC int nv, int nefc, int ne, int nf, int useB) {
+  PXR s = PX_ZERO;
+  for (int i = 0; i < nefc; i++) {
+    PXR jar = useB == 1 ? PXK_E(efc_sv_b, i) : PXK_E(efc_sv_Jaref, i);
+    PXR nd = -PXK_E(efc_sv_Dr, i);
+    PXK_E(efc_sv_force, i) = nd * jar;
+  }
+  for (int i = 0; i < nefc; i++) {
+    PXR jar = useB == 1 ? PXK_E(efc_sv_b, i) : PXK_E(efc_sv_Jaref, i);
+    PXR dd = PXK_E(efc_sv_Dr, i);
     if (i < ne) {
       PXR c = PX_R(0.5) * dd * jar * jar;
       s += c;
-      PXK_E(efc_state, i) = PXK_CNSTRSTATE_QUADRATIC;
+      PXK_E(efc_sv_state, i) = PXK_CNSTRSTATE_QUADRATIC;
       continue;
     }
     if (i < ne + nf) {
-      PXR r = PXK_E(efc_R, i);
-      PXR f = PXK_E(efc_frictionloss, i);
+      PXR r = PXK_E(efc_sv_R, i);
+      PXR f = PXK_E(efc_sv_floss, i);
       PXR nr = -r;
       PXR lo = nr * f;
       PXR hi = r * f;
@@ -56,85 +330,143 @@ PX_FN PX_REAL pxk_svUpdate(PX_MDC int useB) {
         PXR b = f * jar;
         PXR c = a - b;
         s += c;
-        PXK_E(efc_force, i) = f;
-        PXK_E(efc_state, i) = PXK_CNSTRSTATE_LINEARNEG;
+        PXK_E(efc_sv_force, i) = f;
+        PXK_E(efc_sv_state, i) = PXK_CNSTRSTATE_LINEARNEG;
       } else if (jar >= hi) {
         PXR a = PX_R(-0.5) * r * f * f;
         PXR b = f * jar;
         PXR c = a + b;
         s += c;
         PXR nf2 = -f;
-        PXK_E(efc_force, i) = nf2;
-        PXK_E(efc_state, i) = PXK_CNSTRSTATE_LINEARPOS;
+        PXK_E(efc_sv_force, i) = nf2;
+        PXK_E(efc_sv_state, i) = PXK_CNSTRSTATE_LINEARPOS;
       } else {
         PXR c = PX_R(0.5) * dd * jar * jar;
         s += c;
-        PXK_E(efc_state, i) = PXK_CNSTRSTATE_QUADRATIC;
+        PXK_E(efc_sv_state, i) = PXK_CNSTRSTATE_QUADRATIC;
       }
       continue;
     }
     if (jar >= PX_R(0.0)) {
-      PXK_E(efc_force, i) = PX_R(0.0);
-      PXK_E(efc_state, i) = PXK_CNSTRSTATE_SATISFIED;
+      PXK_E(efc_sv_force, i) = PX_R(0.0);
+      PXK_E(efc_sv_state, i) = PXK_CNSTRSTATE_SATISFIED;
     } else {
       PXR c = PX_R(0.5) * dd * jar * jar;
       s += c;
-      PXK_E(efc_state, i) = PXK_CNSTRSTATE_QUADRATIC;
+      PXK_E(efc_sv_state, i) = PXK_CNSTRSTATE_QUADRATIC;
     }
   }
   // qfrc_constraint = J' force (mju_mulMatTVec: rows of zero force skipped)
-  for (int k = 0; k < nv; k++) D(qfrc_constraint, k) = PX_R(0.0);
+  for (int k = 0; k < nv; k++) PXK_E(efc_sv_qfrc_constraint, k) = PX_R(0.0);
   for (int i = 0; i < nefc; i++) {
-    PXR f = PXK_E(efc_force, i);
+    PXR f = PXK_E(efc_sv_force, i);
     if (f != PX_R(0.0)) {
       for (int k = 0; k < nv; k++) {
-        PXR q = D(qfrc_constraint, k) + PXK_E(efc_J, i * nv + k) * f;
-        D(qfrc_constraint, k) = q;
+        PXR q = PXK_E(efc_sv_qfrc_constraint, k) + PXK_E(efc_sv_J, i * nv + k) * f;
+        PXK_E(efc_sv_qfrc_constraint, k) = q;
       }
     }
   }
   return s;
 }
 
-// efc_sv_Ma = M * Data array qacc (mju_mulSymVecSparse)
-PX_FN void pxk_svMa(PX_MD){PXK_MULM_BODY(PXK_AE, efc_sv_Ma, 0, PXK_AD, qacc, 0)}
+// Body of res = M vec with the problem's block of M (mju_mulSymVecSparse); res and vec are
+// efc_sv_ arrays
+#define PXK_SVMULM_BODY(res, vec, nv)                           \
+  for (int k_ = 0; k_ < (nv); k_++) PXK_E(res, k_) = PX_R(0.0); \
+  for (int i_ = 0; i_ < (nv); i_++) {                           \
+    int s_ = PXK_E(efc_sv_Mrowadr, i_);                         \
+    int dg_ = PXK_E(efc_sv_Mrownnz, i_) - 1;                    \
+    PXR vi_ = PXK_E(vec, i_);                                   \
+    PXR t_ = PXK_E(efc_sv_M, s_ + dg_) * vi_;                   \
+    PXK_E(res, i_) = t_;                                        \
+    for (int k_ = dg_ - 1; k_ >= 0; k_--) {                     \
+      int j_ = PXK_E(efc_sv_Mcolind, s_ + k_);                  \
+      PXR val_ = PXK_E(efc_sv_M, s_ + k_);                      \
+      PXR lo_ = PXK_E(res, i_) + val_ * PXK_E(vec, j_);         \
+      PXK_E(res, i_) = lo_;                                     \
+      PXR up_ = PXK_E(res, j_) + val_ * vi_;                    \
+      PXK_E(res, j_) = up_;                                     \
+    }                                                           \
+  }
+
+// efc_sv_Mgrad = inv(M) efc_sv_grad with the problem's block of the factor (mj_solveLD)
+PX_FN void pxk_svSolveM(PX_MDC int nv) {
+  for (int i = 0; i < nv; i++) PXK_E(efc_sv_Mgrad, i) = PXK_E(efc_sv_grad, i);
+  for (int k = nv - 1; k >= 0; k--) {
+    int nnz = PXK_E(efc_sv_Mrownnz, k);
+    if (nnz == 1) continue;
+    PXR xk = PXK_E(efc_sv_Mgrad, k);
+    if (xk != PX_R(0.0)) {
+      int s = PXK_E(efc_sv_Mrowadr, k);
+      for (int a = s; a < s + nnz - 1; a++) {
+        int c = PXK_E(efc_sv_Mcolind, a);
+        PXR t = PXK_E(efc_sv_Mgrad, c) - PXK_E(efc_sv_LD, a) * xk;
+        PXK_E(efc_sv_Mgrad, c) = t;
+      }
+    }
+  }
+  for (int k = 0; k < nv; k++) {
+    PXR t = PXK_E(efc_sv_Mgrad, k) * PXK_E(efc_sv_LDiagInv, k);
+    PXK_E(efc_sv_Mgrad, k) = t;
+  }
+  for (int k = 0; k < nv; k++) {
+    int nnz = PXK_E(efc_sv_Mrownnz, k) - 1;
+    if (nnz <= 0) continue;
+    int s = PXK_E(efc_sv_Mrowadr, k);
+    PXR r0 = PX_ZERO;
+    PXR r1 = PX_ZERO;
+    PXR r2 = PX_ZERO;
+    PXR r3 = PX_ZERO;
+    int i = 0;
+    for (; i <= nnz - 4; i += 4) {
+      r0 += PXK_E(efc_sv_LD, s + i) * PXK_E(efc_sv_Mgrad, PXK_E(efc_sv_Mcolind, s + i));
+      r1 += PXK_E(efc_sv_LD, s + i + 1) * PXK_E(efc_sv_Mgrad, PXK_E(efc_sv_Mcolind, s + i + 1));
+      r2 += PXK_E(efc_sv_LD, s + i + 2) * PXK_E(efc_sv_Mgrad, PXK_E(efc_sv_Mcolind, s + i + 2));
+      r3 += PXK_E(efc_sv_LD, s + i + 3) * PXK_E(efc_sv_Mgrad, PXK_E(efc_sv_Mcolind, s + i + 3));
+    }
+    PXR dot = (r0 + r2) + (r1 + r3);
+    for (; i < nnz; i++) {
+      dot += PXK_E(efc_sv_LD, s + i) * PXK_E(efc_sv_Mgrad, PXK_E(efc_sv_Mcolind, s + i));
+    }
+    PXR t = PXK_E(efc_sv_Mgrad, k) - dot;
+    PXK_E(efc_sv_Mgrad, k) = t;
+  }
+}
 
 // H = M + J' diag(efc_sv_D) J in the lower triangle of efc_sv_L (mju_sqrMatTD_impl without
 // the upper triangle, then mju_addToSymSparse), D = efc_D on quadratic rows, else 0
-PX_FN void pxk_svMakeHessian(PX_MD) {
-  int nv = MS(nv);
-  int nefc = PXK_EN(PX_EFC_NEFC);
+PX_FN void pxk_svMakeHessian(PX_MDC int nv, int nefc) {
   for (int i = 0; i < nefc; i++) {
     PXK_E(efc_sv_D, i) =
-        PXK_E(efc_state, i) == PXK_CNSTRSTATE_QUADRATIC ? PXK_E(efc_D, i) : PX_R(0.0);
+        PXK_E(efc_sv_state, i) == PXK_CNSTRSTATE_QUADRATIC ? PXK_E(efc_sv_Dr, i) : PX_R(0.0);
   }
   for (int k = 0; k < nv * nv; k++) PXK_E(efc_sv_L, k) = PX_R(0.0);
   for (int j = 0; j < nefc; j++) {
     PXR dj = PXK_E(efc_sv_D, j);
     if (dj == PX_R(0.0)) continue;
     for (int i = 0; i < nv; i++) {
-      PXR t = PXK_E(efc_J, j * nv + i);
+      PXR t = PXK_E(efc_sv_J, j * nv + i);
       if (t == PX_R(0.0)) continue;
       PXR scl = t * dj;
       for (int c = 0; c <= i; c++) {
-        PXR h = PXK_E(efc_sv_L, i * nv + c) + PXK_E(efc_J, j * nv + c) * scl;
+        PXR h = PXK_E(efc_sv_L, i * nv + c) + PXK_E(efc_sv_J, j * nv + c) * scl;
         PXK_E(efc_sv_L, i * nv + c) = h;
       }
     }
   }
   for (int i = 0; i < nv; i++) {
-    int start = M(M_rowadr, i);
-    for (int a = start; a < start + M(M_rownnz, i); a++) {
-      int j = M(M_colind, a);
-      PXR h = PXK_E(efc_sv_L, i * nv + j) + D(M, a);
+    int start = PXK_E(efc_sv_Mrowadr, i);
+    for (int a = start; a < start + PXK_E(efc_sv_Mrownnz, i); a++) {
+      int j = PXK_E(efc_sv_Mcolind, a);
+      PXR h = PXK_E(efc_sv_L, i * nv + j) + PXK_E(efc_sv_M, a);
       PXK_E(efc_sv_L, i * nv + j) = h;
     }
   }
 }
 
 // in-place Cholesky factor of efc_sv_L (mju_cholFactor with mindiag mjMINVAL)
-PX_FN void pxk_svCholFactor(PX_MD) {
-  int n = MS(nv);
+PX_FN void pxk_svCholFactor(PX_MDC int n) {
   for (int j = 0; j < n; j++) {
     PXR tmp = PXK_E(efc_sv_L, j * (n + 1));
     if (j > 0) {
@@ -161,8 +493,7 @@ PX_FN void pxk_svCholFactor(PX_MD) {
 
 // rank-one update (plus = 1) or downdate of the factor with efc_sv_cholupd, which is consumed;
 // returns the rank (mju_cholUpdate)
-PX_FN int pxk_svCholUpdate(PX_MDC int plus) {
-  int n = MS(nv);
+PX_FN int pxk_svCholUpdate(PX_MDC int n, int plus) {
   int rank = n;
   for (int k = 0; k < n; k++) {
     PXR xk = PXK_E(efc_sv_cholupd, k);
@@ -197,8 +528,7 @@ PX_FN int pxk_svCholUpdate(PX_MDC int plus) {
 }
 
 // efc_sv_Mgrad = inv(L L') efc_sv_grad (mju_cholSolve)
-PX_FN void pxk_svCholSolve(PX_MD) {
-  int n = MS(nv);
+PX_FN void pxk_svCholSolve(PX_MDC int n) {
   for (int i = 0; i < n; i++) PXK_E(efc_sv_Mgrad, i) = PXK_E(efc_sv_grad, i);
   for (int i = 0; i < n; i++) {
     if (i > 0) {
@@ -220,20 +550,18 @@ PX_FN void pxk_svCholSolve(PX_MD) {
   }
 }
 
-// H recomputed from efc_state and factored (FactorizeHessian, dense, no cones)
-PX_FN void pxk_svFactorHessian(PX_MD) {
-  pxk_svMakeHessian(PX_MDARG);
-  pxk_svCholFactor(PX_MDARG);
+// H recomputed from the states and factored (FactorizeHessian, dense, no cones)
+PX_FN void pxk_svFactorHessian(PX_MDC int nv, int nefc) {
+  pxk_svMakeHessian(PX_MDARGC nv, nefc);
+  pxk_svCholFactor(PX_MDARGC nv);
 }
 
 // the factor updated for the rows whose state entered or left the quadratic zone, refactored
 // from scratch when an update loses rank (HessianIncremental, dense)
-PX_FN void pxk_svHessianIncremental(PX_MD) {
-  int nv = MS(nv);
-  int nefc = PXK_EN(PX_EFC_NEFC);
+PX_FN void pxk_svHessianIncremental(PX_MDC int nv, int nefc) {
   for (int i = 0; i < nefc; i++) {
     int olds = PXK_E(efc_sv_oldstate, i);
-    int news = PXK_E(efc_state, i);
+    int news = PXK_E(efc_sv_state, i);
     int flag = -1;
     if (olds != PXK_CNSTRSTATE_QUADRATIC && news == PXK_CNSTRSTATE_QUADRATIC) {
       flag = 1;
@@ -241,40 +569,38 @@ PX_FN void pxk_svHessianIncremental(PX_MD) {
       flag = 0;
     }
     if (flag != -1) {
-      PXR sd = PX_SQRT(PXK_E(efc_D, i));
+      PXR sd = PX_SQRT(PXK_E(efc_sv_Dr, i));
       for (int k = 0; k < nv; k++) {
-        PXR v = PXK_E(efc_J, i * nv + k) * sd;
+        PXR v = PXK_E(efc_sv_J, i * nv + k) * sd;
         PXK_E(efc_sv_cholupd, k) = v;
       }
-      int rank = pxk_svCholUpdate(PX_MDARGC flag);
+      int rank = pxk_svCholUpdate(PX_MDARGC nv, flag);
       if (rank < nv) {
-        pxk_svFactorHessian(PX_MDARG);
+        pxk_svFactorHessian(PX_MDARGC nv, nefc);
         return;
       }
     }
   }
 }
 
-// efc_force, efc_state, qfrc_constraint at efc_sv_Jaref, plus the Gauss cost; returns the total
-// cost and sets *gauss (PrimalUpdateConstraint)
-PX_FN PX_REAL pxk_svUpdateConstraint(PX_MDC PX_OUT(PX_REAL, gauss, 1)) {
-  PXR cost = pxk_svUpdate(PX_MDARGC 0);
+// efc_force, efc_state, qfrc_constraint at efc_sv_Jaref, plus the Gauss cost, which is returned
+// (PrimalUpdateConstraint; the caller keeps it as quadGauss[0])
+PX_FN PX_REAL pxk_svUpdateConstraint(PX_MDC int nv, int nefc, int ne, int nf) {
+  pxk_svUpdate(PX_MDARGC nv, nefc, ne, nf, 0);
   PXR g = PX_ZERO;
-  for (int i = 0; i < MS(nv); i++) {
-    PXR a = D(qacc, i) - D(qacc_smooth, i);
-    PXR b = PXK_E(efc_sv_Ma, i) - D(qfrc_smooth, i);
+  for (int i = 0; i < nv; i++) {
+    PXR a = PXK_E(efc_sv_qacc, i) - PXK_E(efc_sv_qacc_smooth, i);
+    PXR b = PXK_E(efc_sv_Ma, i) - PXK_E(efc_sv_qfrc_smooth, i);
     PXR t = PX_R(0.5) * b * a;
     g += t;
   }
-  gauss[0] = g;
-  cost = cost + g;
-  return cost;
+  return g;
 }
 
 // grad = Ma - qfrc_smooth - qfrc_constraint (PrimalUpdateGrad)
-PX_FN void pxk_svGrad(PX_MD) {
-  for (int i = 0; i < MS(nv); i++) {
-    PXR g = PXK_E(efc_sv_Ma, i) - D(qfrc_smooth, i) - D(qfrc_constraint, i);
+PX_FN void pxk_svGrad(PX_MDC int nv) {
+  for (int i = 0; i < nv; i++) {
+    PXR g = PXK_E(efc_sv_Ma, i) - PXK_E(efc_sv_qfrc_smooth, i) - PXK_E(efc_sv_qfrc_constraint, i);
     PXK_E(efc_sv_grad, i) = g;
   }
 }
@@ -325,20 +651,19 @@ PX_FN PX_REAL pxk_svFrictionCostDif(PX_REAL start, PX_REAL x, PX_REAL f, PX_REAL
 
 // the quadratics of the Gauss cost (qg[1], qg[2]; qg[0] is kept) and of every row along the
 // search direction (PrimalPrepare, no elliptic cones)
-PX_FN void pxk_svPrepare(PX_MDC PX_INOUT(PX_REAL, qg, 3)) {
-  int nv = MS(nv);
+PX_FN void pxk_svPrepare(PX_MDC int nv, int nefc, PX_INOUT(PX_REAL, qg, 3)) {
   PXR a = PX_ZERO;
   PXR b = PX_ZERO;
   PXR c = PX_ZERO;
   PXK_DOT_BODY(a, PXK_AE, efc_sv_search, 0, PXK_AE, efc_sv_Ma, 0, nv)
-  PXK_DOT_BODY(b, PXK_AD, qfrc_smooth, 0, PXK_AE, efc_sv_search, 0, nv)
+  PXK_DOT_BODY(b, PXK_AE, efc_sv_qfrc_smooth, 0, PXK_AE, efc_sv_search, 0, nv)
   PXK_DOT_BODY(c, PXK_AE, efc_sv_search, 0, PXK_AE, efc_sv_Mv, 0, nv)
   qg[1] = a - b;
   qg[2] = PX_R(0.5) * c;
-  for (int i = 0; i < PXK_EN(PX_EFC_NEFC); i++) {
+  for (int i = 0; i < nefc; i++) {
     PXR jv = PXK_E(efc_sv_Jv, i);
     PXR jaref = PXK_E(efc_sv_Jaref, i);
-    PXR dd = PXK_E(efc_D, i);
+    PXR dd = PXK_E(efc_sv_Dr, i);
     PXR dj0 = dd * jaref;
     PXR q0 = jaref * dj0;
     PXR q1 = jv * dj0;
@@ -352,9 +677,8 @@ PX_FN void pxk_svPrepare(PX_MDC PX_INOUT(PX_REAL, qg, 3)) {
 }
 
 // cost(alpha) - cost(0) and its derivatives at p[ALPHA] into p (PrimalEval, no elliptic cones)
-PX_FN void pxk_svEval(PX_MDC PX_INOUT(PX_REAL, p, 4), PX_IN(PX_REAL, qg, 3)) {
-  int ne = PXK_EN(PX_EFC_NE);
-  int nf = PXK_EN(PX_EFC_NF);
+PX_FN void pxk_svEval(PX_MDC int nefc, int ne, int nf, PX_INOUT(PX_REAL, p, 4),
+                      PX_IN(PX_REAL, qg, 3)) {
   PXR alpha = p[PXK_LS_ALPHA];
   PXR cost = PX_ZERO;
   PXR d0 = PX_ZERO;
@@ -362,7 +686,7 @@ PX_FN void pxk_svEval(PX_MDC PX_INOUT(PX_REAL, p, 4), PX_IN(PX_REAL, qg, 3)) {
   PXR t0 = PX_ZERO;
   PXR t1 = qg[1];
   PXR t2 = qg[2];
-  for (int i = 0; i < PXK_EN(PX_EFC_NEFC); i++) {
+  for (int i = 0; i < nefc; i++) {
     if (i < ne) {
       t1 += PXK_E(efc_sv_quad, 3 * i + 1);
       t2 += PXK_E(efc_sv_quad, 3 * i + 2);
@@ -372,9 +696,9 @@ PX_FN void pxk_svEval(PX_MDC PX_INOUT(PX_REAL, p, 4), PX_IN(PX_REAL, qg, 3)) {
     PXR dir = PXK_E(efc_sv_Jv, i);
     PXR x = start + alpha * dir;
     if (i < ne + nf) {
-      PXR f = PXK_E(efc_frictionloss, i);
-      PXR dd = PXK_E(efc_D, i);
-      PXR rf = PXK_E(efc_R, i) * f;
+      PXR f = PXK_E(efc_sv_floss, i);
+      PXR dd = PXK_E(efc_sv_Dr, i);
+      PXR rf = PXK_E(efc_sv_R, i) * f;
       PXR nrf = -rf;
       PXR dc = pxk_svFrictionCostDif(start, x, f, rf, dd);
       cost += dc;
@@ -420,17 +744,17 @@ PX_FN void pxk_svCopyPoint(PX_OUT(PX_REAL, dst, 4), PX_IN(PX_REAL, src, 4)) {
 }
 
 // the Newton point of p into pn, evaluated (p[ALPHA] - p[D0] / p[D1])
-PX_FN void pxk_svNewtonPoint(PX_MDC PX_IN(PX_REAL, p, 4), PX_OUT(PX_REAL, pn, 4),
-                             PX_IN(PX_REAL, qg, 3)) {
+PX_FN void pxk_svNewtonPoint(PX_MDC int nefc, int ne, int nf, PX_IN(PX_REAL, p, 4),
+                             PX_OUT(PX_REAL, pn, 4), PX_IN(PX_REAL, qg, 3)) {
   PXR step = p[PXK_LS_D0] / p[PXK_LS_D1];
   pn[PXK_LS_ALPHA] = p[PXK_LS_ALPHA] - step;
-  pxk_svEval(PX_MDARGC pn, qg);
+  pxk_svEval(PX_MDARGC nefc, ne, nf, pn, qg);
 }
 
 // bracket point p moved to the candidate (rows of cand) that improves it, its Newton point
 // into pn; returns 0 when no candidate did (updateBracket)
-PX_FN int pxk_svBracket(PX_MDC PX_INOUT(PX_REAL, p, 4), PX_IN(PX_REAL, cand, 12),
-                        PX_OUT(PX_REAL, pn, 4), PX_IN(PX_REAL, qg, 3)) {
+PX_FN int pxk_svBracket(PX_MDC int nefc, int ne, int nf, PX_INOUT(PX_REAL, p, 4),
+                        PX_IN(PX_REAL, cand, 12), PX_OUT(PX_REAL, pn, 4), PX_IN(PX_REAL, qg, 3)) {
   int flag = 0;
   for (int i = 0; i < 3; i++) {
     PXR cd = cand[4 * i + PXK_LS_D0];
@@ -442,16 +766,14 @@ PX_FN int pxk_svBracket(PX_MDC PX_INOUT(PX_REAL, p, 4), PX_IN(PX_REAL, cand, 12)
       flag = 2;
     }
   }
-  if (flag != 0) pxk_svNewtonPoint(PX_MDARGC p, pn, qg);
+  if (flag != 0) pxk_svNewtonPoint(PX_MDARGC nefc, ne, nf, p, pn, qg);
   return flag;
 }
 
 // MuJoCo's exact line search along efc_sv_search (PrimalSearch): returns alpha and sets
 // res[0] = the improvement (cost(0) - cost(alpha)); Mv, Jv and the quadratics are set here
-PX_FN PX_REAL pxk_svSearch(PX_MDC PX_REAL scale, PX_INOUT(PX_REAL, qg, 3),
-                           PX_OUT(PX_REAL, res, 1)) {
-  int nv = MS(nv);
-  int nefc = PXK_EN(PX_EFC_NEFC);
+PX_FN PX_REAL pxk_svSearch(PX_MDC int nv, int nefc, int ne, int nf, PX_REAL scale,
+                           PX_INOUT(PX_REAL, qg, 3), PX_OUT(PX_REAL, res, 1)) {
   res[0] = PX_R(0.0);
   PXR ss = PX_ZERO;
   PXK_DOT_BODY(ss, PXK_AE, efc_sv_search, 0, PXK_AE, efc_sv_search, 0, nv)
@@ -460,13 +782,13 @@ PX_FN PX_REAL pxk_svSearch(PX_MDC PX_REAL scale, PX_INOUT(PX_REAL, qg, 3),
   PXR tol = MOPT(tolerance) * MOPT(ls_tolerance);
   PXR gtol = tol * snorm / scale;
   int lsmax = MOPT(ls_iterations);
-  PXK_MULM_BODY(PXK_AE, efc_sv_Mv, 0, PXK_AE, efc_sv_search, 0)
+  PXK_SVMULM_BODY(efc_sv_Mv, efc_sv_search, nv)
   for (int i = 0; i < nefc; i++) {
     PXR s = PX_ZERO;
-    PXK_DOT_BODY(s, PXK_AE, efc_J, i * nv, PXK_AE, efc_sv_search, 0, nv)
+    PXK_DOT_BODY(s, PXK_AE, efc_sv_J, i * nv, PXK_AE, efc_sv_search, 0, nv)
     PXK_E(efc_sv_Jv, i) = s;
   }
-  pxk_svPrepare(PX_MDARGC qg);
+  pxk_svPrepare(PX_MDARGC nv, nefc, qg);
   int lsiter = 0;
   PXR p0[4];
   PXR p1[4];
@@ -476,9 +798,9 @@ PX_FN PX_REAL pxk_svSearch(PX_MDC PX_REAL scale, PX_INOUT(PX_REAL, qg, 3),
   PXR p2n[4];
   PXR cand[12];
   p0[PXK_LS_ALPHA] = PX_R(0.0);
-  pxk_svEval(PX_MDARGC p0, qg);
+  pxk_svEval(PX_MDARGC nefc, ne, nf, p0, qg);
   lsiter++;
-  pxk_svNewtonPoint(PX_MDARGC p0, p1, qg);
+  pxk_svNewtonPoint(PX_MDARGC nefc, ne, nf, p0, p1, qg);
   lsiter++;
   PXR a1 = PX_ABS(p1[PXK_LS_D0]);
   if (a1 < gtol && (p1[PXK_LS_ALPHA] == PX_R(0.0) || p1[PXK_LS_COST] < PX_R(0.0))) {
@@ -493,7 +815,7 @@ PX_FN PX_REAL pxk_svSearch(PX_MDC PX_REAL scale, PX_INOUT(PX_REAL, qg, 3),
     pxk_svCopyPoint(p2, p1);
     PXR step = p1[PXK_LS_D0] / p1[PXK_LS_D1];
     p1[PXK_LS_ALPHA] = p1[PXK_LS_ALPHA] - step;
-    pxk_svEval(PX_MDARGC p1, qg);
+    pxk_svEval(PX_MDARGC nefc, ne, nf, p1, qg);
     lsiter++;
     a1 = PX_ABS(p1[PXK_LS_D0]);
     if (a1 < gtol && p1[PXK_LS_COST] < PX_R(0.0)) {
@@ -507,12 +829,12 @@ PX_FN PX_REAL pxk_svSearch(PX_MDC PX_REAL scale, PX_INOUT(PX_REAL, qg, 3),
     return p1[PXK_LS_ALPHA];
   }
   pxk_svCopyPoint(p2n, p1);
-  pxk_svNewtonPoint(PX_MDARGC p1, p1n, qg);
+  pxk_svNewtonPoint(PX_MDARGC nefc, ne, nf, p1, p1n, qg);
   lsiter++;
   while (lsiter < lsmax) {
     PXR sum = p1[PXK_LS_ALPHA] + p2[PXK_LS_ALPHA];
     pmid[PXK_LS_ALPHA] = PX_R(0.5) * sum;
-    pxk_svEval(PX_MDARGC pmid, qg);
+    pxk_svEval(PX_MDARGC nefc, ne, nf, pmid, qg);
     lsiter++;
     for (int k = 0; k < 4; k++) {
       cand[k] = p1n[k];
@@ -532,9 +854,9 @@ PX_FN PX_REAL pxk_svSearch(PX_MDC PX_REAL scale, PX_INOUT(PX_REAL, qg, 3),
       res[0] = -cand[4 * bi + PXK_LS_COST];
       return cand[4 * bi + PXK_LS_ALPHA];
     }
-    int b1 = pxk_svBracket(PX_MDARGC p1, cand, p1n, qg);
+    int b1 = pxk_svBracket(PX_MDARGC nefc, ne, nf, p1, cand, p1n, qg);
     if (b1 != 0) lsiter++;
-    int b2 = pxk_svBracket(PX_MDARGC p2, cand, p2n, qg);
+    int b2 = pxk_svBracket(PX_MDARGC nefc, ne, nf, p2, cand, p2n, qg);
     if (b2 != 0) lsiter++;
     if (b1 == 0 && b2 == 0) {
       res[0] = -pmid[PXK_LS_COST];
@@ -553,56 +875,48 @@ PX_FN PX_REAL pxk_svSearch(PX_MDC PX_REAL scale, PX_INOUT(PX_REAL, qg, 3),
 }
 
 // 0.5 scale grad' Mgrad clamped below at 0 (the gap or the Newton decrement)
-PX_FN PX_REAL pxk_svDecrement(PX_MDC PX_REAL scale) {
+PX_FN PX_REAL pxk_svDecrement(PX_MDC int nv, PX_REAL scale) {
   PXR dt = PX_ZERO;
-  PXK_DOT_BODY(dt, PXK_AE, efc_sv_grad, 0, PXK_AE, efc_sv_Mgrad, 0, MS(nv))
+  PXK_DOT_BODY(dt, PXK_AE, efc_sv_grad, 0, PXK_AE, efc_sv_Mgrad, 0, nv)
   PXR v = PX_R(0.5) * scale * dt;
   return v > PX_R(0.0) ? v : PX_ZERO;
 }
 
 // scale times the norm of grad
-PX_FN PX_REAL pxk_svGradNorm(PX_MDC PX_REAL scale) {
+PX_FN PX_REAL pxk_svGradNorm(PX_MDC int nv, PX_REAL scale) {
   PXR gg = PX_ZERO;
-  PXK_DOT_BODY(gg, PXK_AE, efc_sv_grad, 0, PXK_AE, efc_sv_grad, 0, MS(nv))
+  PXK_DOT_BODY(gg, PXK_AE, efc_sv_grad, 0, PXK_AE, efc_sv_grad, 0, nv)
   PXR v = scale * PX_SQRT(gg);
   return v;
 }
 
-// the Newton solver from the qacc in Data (mj_solPrimal with flg_Newton, monolithic, dense);
-// returns the number of iterations
-PX_FN int pxk_solNewton(PX_MD) {
-  int nv = MS(nv);
-  int nefc = PXK_EN(PX_EFC_NEFC);
+// the Newton solver on the problem in efc_sv_* from its qacc (mj_solPrimal with flg_Newton,
+// dense); returns the number of iterations
+PX_FN int pxk_solNewton(PX_MDC int nv, int nefc, int ne, int nf, PX_REAL scale) {
   PXR tol = MOPT(tolerance);
   PXR qg[3];
-  PXR gauss[1];
   PXR impr[1];
-  pxk_svMa(PX_MDARG);
+  PXK_SVMULM_BODY(efc_sv_Ma, efc_sv_qacc, nv)
   for (int i = 0; i < nefc; i++) {
     PXR s = PX_ZERO;
-    PXK_DOT_BODY(s, PXK_AE, efc_J, i * nv, PXK_AD, qacc, 0, nv)
+    PXK_DOT_BODY(s, PXK_AE, efc_sv_J, i * nv, PXK_AE, efc_sv_qacc, 0, nv)
     PXK_E(efc_sv_Jaref, i) = s;
   }
   for (int i = 0; i < nefc; i++) {
-    PXR v = PXK_E(efc_sv_Jaref, i) - PXK_E(efc_aref, i);
+    PXR v = PXK_E(efc_sv_Jaref, i) - PXK_E(efc_sv_aref, i);
     PXK_E(efc_sv_Jaref, i) = v;
   }
-  pxk_svUpdateConstraint(PX_MDARGC gauss);
-  qg[0] = gauss[0];
-  pxk_svGrad(PX_MDARG);
-  PXR nvr = PX_TOREAL(nv > 1 ? nv : 1);
-  PXR den = MSTAT(meaninertia) * nvr;
-  PXR scale = PX_R(1.0) / den;
+  qg[0] = pxk_svUpdateConstraint(PX_MDARGC nv, nefc, ne, nf);
+  pxk_svGrad(PX_MDARGC nv);
   // Mgrad = M \ grad: the convergence certificate
-  for (int i = 0; i < nv; i++) PXK_E(efc_sv_Mgrad, i) = PXK_E(efc_sv_grad, i);
-  PXK_SOLVELD_BODY(PXK_AE, efc_sv_Mgrad, 0)
-  int flgGap = pxk_svDecrement(PX_MDARGC scale) < tol ? 1 : 0;
-  int flgGradient = pxk_svGradNorm(PX_MDARGC scale) < tol ? 1 : 0;
+  pxk_svSolveM(PX_MDARGC nv);
+  int flgGap = pxk_svDecrement(PX_MDARGC nv, scale) < tol ? 1 : 0;
+  int flgGradient = pxk_svGradNorm(PX_MDARGC nv, scale) < tol ? 1 : 0;
   int done = (flgGap == 1 && flgGradient == 1) ? 1 : 0;
   if (done == 0) {
-    pxk_svFactorHessian(PX_MDARG);
-    pxk_svCholSolve(PX_MDARG);
-    done = (flgGradient == 1 && pxk_svDecrement(PX_MDARGC scale) < tol) ? 1 : 0;
+    pxk_svFactorHessian(PX_MDARGC nv, nefc);
+    pxk_svCholSolve(PX_MDARGC nv);
+    done = (flgGradient == 1 && pxk_svDecrement(PX_MDARGC nv, scale) < tol) ? 1 : 0;
   }
   if (done == 0) {
     for (int i = 0; i < nv; i++) {
@@ -612,11 +926,11 @@ PX_FN int pxk_solNewton(PX_MD) {
   }
   int iter = 0;
   while (done == 0 && iter < MOPT(iterations)) {
-    PXR alpha = pxk_svSearch(PX_MDARGC scale, qg, impr);
+    PXR alpha = pxk_svSearch(PX_MDARGC nv, nefc, ne, nf, scale, qg, impr);
     if (alpha == PX_R(0.0)) break;
     for (int i = 0; i < nv; i++) {
-      PXR a = D(qacc, i) + PXK_E(efc_sv_search, i) * alpha;
-      D(qacc, i) = a;
+      PXR a = PXK_E(efc_sv_qacc, i) + PXK_E(efc_sv_search, i) * alpha;
+      PXK_E(efc_sv_qacc, i) = a;
     }
     for (int i = 0; i < nv; i++) {
       PXR a = PXK_E(efc_sv_Ma, i) + PXK_E(efc_sv_Mv, i) * alpha;
@@ -626,15 +940,14 @@ PX_FN int pxk_solNewton(PX_MD) {
       PXR a = PXK_E(efc_sv_Jaref, i) + PXK_E(efc_sv_Jv, i) * alpha;
       PXK_E(efc_sv_Jaref, i) = a;
     }
-    for (int i = 0; i < nefc; i++) PXK_E(efc_sv_oldstate, i) = PXK_E(efc_state, i);
-    pxk_svUpdateConstraint(PX_MDARGC gauss);
-    qg[0] = gauss[0];
-    pxk_svHessianIncremental(PX_MDARG);
-    pxk_svGrad(PX_MDARG);
-    pxk_svCholSolve(PX_MDARG);
+    for (int i = 0; i < nefc; i++) PXK_E(efc_sv_oldstate, i) = PXK_E(efc_sv_state, i);
+    qg[0] = pxk_svUpdateConstraint(PX_MDARGC nv, nefc, ne, nf);
+    pxk_svHessianIncremental(PX_MDARGC nv, nefc);
+    pxk_svGrad(PX_MDARGC nv);
+    pxk_svCholSolve(PX_MDARGC nv);
     PXR improvement = scale * impr[0];
-    PXR gradient = pxk_svGradNorm(PX_MDARGC scale);
-    PXR decrement = pxk_svDecrement(PX_MDARGC scale);
+    PXR gradient = pxk_svGradNorm(PX_MDARGC nv, scale);
+    PXR decrement = pxk_svDecrement(PX_MDARGC nv, scale);
     iter++;
     if ((improvement > PX_R(0.0) && improvement < tol) || gradient < tol || decrement < tol) {
       break;
@@ -647,42 +960,48 @@ PX_FN int pxk_solNewton(PX_MD) {
   return iter;
 }
 
-// the warm start (engine_forward.c's warmstart for the primal solvers): qacc = qacc_warmstart
-// unless qacc_smooth has the lower total cost; qacc_smooth and zero forces when disabled
-PX_FN void pxk_svWarmstart(PX_MD) {
-  int nv = MS(nv);
-  int nefc = PXK_EN(PX_EFC_NEFC);
+// the warm start on the problem of every row (engine_forward.c's warmstart for the primal
+// solvers): qacc = qacc_warmstart unless qacc_smooth has the lower total cost (and qacc_smooth
+// for dofs outside every island); qacc_smooth and zero forces when disabled
+PX_FN void pxk_svWarmstart(PX_MDC int nv, int nefc, int ne, int nf) {
   if ((MOPT(disableflags) & PX_DSBL_WARMSTART) == 0) {
-    for (int i = 0; i < nv; i++) D(qacc, i) = D(qacc_warmstart, i);
+    for (int i = 0; i < nv; i++) PXK_E(efc_sv_qacc, i) = D(qacc_warmstart, i);
     for (int i = 0; i < nefc; i++) {
       PXR s = PX_ZERO;
-      PXK_DOT_BODY(s, PXK_AE, efc_J, i * nv, PXK_AD, qacc_warmstart, 0, nv)
+      PXK_DOT_BODY(s, PXK_AE, efc_sv_J, i * nv, PXK_AE, efc_sv_qacc, 0, nv)
       PXK_E(efc_sv_Jaref, i) = s;
     }
     for (int i = 0; i < nefc; i++) {
-      PXR v = PXK_E(efc_sv_Jaref, i) - PXK_E(efc_aref, i);
+      PXR v = PXK_E(efc_sv_Jaref, i) - PXK_E(efc_sv_aref, i);
       PXK_E(efc_sv_Jaref, i) = v;
     }
-    PXR cw = pxk_svUpdate(PX_MDARGC 0);
-    PXK_MULM_BODY(PXK_AE, efc_sv_Ma, 0, PXK_AD, qacc_warmstart, 0)
+    PXR cw = pxk_svUpdate(PX_MDARGC nv, nefc, ne, nf, 0);
+    PXK_SVMULM_BODY(efc_sv_Ma, efc_sv_qacc, nv)
     for (int i = 0; i < nv; i++) {
-      PXR a = PXK_E(efc_sv_Ma, i) - D(qfrc_smooth, i);
-      PXR b = D(qacc_warmstart, i) - D(qacc_smooth, i);
+      PXR a = PXK_E(efc_sv_Ma, i) - PXK_E(efc_sv_qfrc_smooth, i);
+      PXR b = PXK_E(efc_sv_qacc, i) - PXK_E(efc_sv_qacc_smooth, i);
       PXR t = PX_R(0.5) * a * b;
       cw += t;
     }
-    PXR cs = pxk_svUpdate(PX_MDARGC 1);
+    PXR cs = pxk_svUpdate(PX_MDARGC nv, nefc, ne, nf, 1);
     if (cw > cs) {
-      for (int i = 0; i < nv; i++) D(qacc, i) = D(qacc_smooth, i);
+      for (int i = 0; i < nv; i++) PXK_E(efc_sv_qacc, i) = PXK_E(efc_sv_qacc_smooth, i);
+    }
+    if (PXK_EN(PX_EFC_NISLAND) > 0) {
+      for (int i = PXK_EN(PX_EFC_NIDOF); i < nv; i++) {
+        int dof = PXK_E(efc_is_idof2dof, i);
+        PXK_E(efc_sv_qacc, dof) = PXK_E(efc_sv_qacc_smooth, dof);
+      }
     }
   } else {
-    for (int i = 0; i < nv; i++) D(qacc, i) = D(qacc_smooth, i);
-    for (int i = 0; i < nefc; i++) PXK_E(efc_force, i) = PX_R(0.0);
+    for (int i = 0; i < nv; i++) PXK_E(efc_sv_qacc, i) = PXK_E(efc_sv_qacc_smooth, i);
+    for (int i = 0; i < nefc; i++) PXK_E(efc_sv_force, i) = PX_R(0.0);
   }
 }
 
-// mj_fwdConstraint with the Newton solver (after pxk_fwdAcceleration): qacc, qfrc_constraint,
-// efc_b, efc_force, efc_state
+// mj_fwdConstraint with the Newton solver (after pxk_fwdAcceleration and pxk_island): qacc,
+// qfrc_constraint, efc_b, efc_force, efc_state; per island unless the island flag is disabled
+// (MuJoCo then leaves efc_state as the warm start's last update left it)
 PX_FN void pxk_fwdConstraint(PX_MD) {
   int nv = MS(nv);
   int nefc = PXK_EN(PX_EFC_NEFC);
@@ -701,8 +1020,41 @@ PX_FN void pxk_fwdConstraint(PX_MD) {
     PXR v = PXK_E(efc_b, i) - PXK_E(efc_aref, i);
     PXK_E(efc_b, i) = v;
   }
-  pxk_svWarmstart(PX_MDARG);
-  PXK_EN(PX_EFC_NITER) = pxk_solNewton(PX_MDARG);
+  int ne = PXK_EN(PX_EFC_NE);
+  int nf = PXK_EN(PX_EFC_NF);
+  pxk_svGather(PX_MDARGC - 1, nv, nefc);
+  pxk_svWarmstart(PX_MDARGC nv, nefc, ne, nf);
+  pxk_svScatter(PX_MDARGC - 1, nv, nefc);
+  int nisland = PXK_EN(PX_EFC_NISLAND);
+  if ((MOPT(disableflags) & PX_DSBL_ISLAND) == 0 && nisland > 0) {
+    for (int k = 0; k < nisland; k++) {
+      int inv = PXK_E(efc_is_nv, k);
+      int inefc = PXK_E(efc_is_nefc, k);
+      pxk_svGather(PX_MDARGC k, inv, inefc);
+      PXR inertia = PX_ZERO;
+      for (int i = 0; i < inv; i++) {
+        int dg = PXK_E(efc_sv_Mrowadr, i) + PXK_E(efc_sv_Mrownnz, i) - 1;
+        inertia += PXK_E(efc_sv_M, dg);
+      }
+      PXR scale = PX_R(1.0) / inertia;
+      int iter =
+          pxk_solNewton(PX_MDARGC inv, inefc, PXK_E(efc_is_ne, k), PXK_E(efc_is_nf, k), scale);
+      if (k == 0) PXK_EN(PX_EFC_NITER) = iter;
+      // MuJoCo gathers the island's forces, accelerations and constraint forces back, not its
+      // constraint states
+      for (int c = 0; c < inefc; c++) {
+        PXK_E(efc_sv_state, c) = PXK_E(efc_state, pxk_svRow(PX_MDARGC k, c));
+      }
+      pxk_svScatter(PX_MDARGC k, inv, inefc);
+    }
+  } else {
+    pxk_svGather(PX_MDARGC - 1, nv, nefc);
+    PXR nvr = PX_TOREAL(nv > 1 ? nv : 1);
+    PXR den = MSTAT(meaninertia) * nvr;
+    PXR scale = PX_R(1.0) / den;
+    PXK_EN(PX_EFC_NITER) = pxk_solNewton(PX_MDARGC nv, nefc, ne, nf, scale);
+    pxk_svScatter(PX_MDARGC - 1, nv, nefc);
+  }
 }
 
 #endif  // PX_KERN_SOLVER_H_

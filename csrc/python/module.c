@@ -126,7 +126,8 @@ static int dataField(const pxModel* m, const pxData* d, const char* name, fieldI
   PX_DATA_FIELDS(X)
 #undef X
   // the constraint rows: views of the nefc rows of the last constraint stage (MuJoCo's shapes)
-  if (!strncmp(name, "efc_", 4) && strncmp(name, "efc_sv_", 7) && strncmp(name, "efc_cn_", 7)) {
+  if (!strncmp(name, "efc_", 4) && strncmp(name, "efc_sv_", 7) && strncmp(name, "efc_cn_", 7) &&
+      strncmp(name, "efc_is_", 7)) {
     npy_intp nefc = d->efc_n ? d->efc_n[PX_EFC_NEFC] : 0;
 #define X(type, fname, n)                                                             \
   if (!strcmp(name, #fname)) {                                                        \
@@ -765,6 +766,12 @@ static PyGetSetDef dataGetSet[] = {
     {"solver_niter", data_get_efcn, NULL,
      "iterations of the last constraint solve (mjData.solver_niter[0]; monolithic)",
      (void*)(intptr_t)PX_EFC_NITER},
+    {"nisland", data_get_efcn, NULL,
+     "number of constraint islands of the last solve (mjData.nisland; 0 with the island flag "
+     "disabled)",
+     (void*)(intptr_t)PX_EFC_NISLAND},
+    {"nidof", data_get_efcn, NULL, "number of dofs in constraint islands (mjData.nidof)",
+     (void*)(intptr_t)PX_EFC_NIDOF},
     {"nefcmax", data_get_nefcmax, NULL,
      "constraint row capacity of this Data (<size njmax>, else the static bound)", NULL},
     {"_contact_bytes", data_get_contact_bytes, NULL,

@@ -40,46 +40,84 @@ typedef struct {
 
 // Constraint rows (csrc/kern/constraint.h) and the Newton solver's scratch (csrc/kern/solver.h)
 // of one world: X(type, name, n) with n the elements per world in terms of PXE_ROWS (the row
-// capacity nefcmax, px_efcCapacity) and PXE_NV (nv). Kept out of PX_DATA_FIELDS: the GPU layout
-// does not carry them (the GPU runs no constraint stage). The names of MuJoCo's mjData arrays are
-// MuJoCo's; efc_sv_* and efc_cn_* are phalanx scratch.
-#define PX_EFC_FIELDS(X)                \
-  X(int, efc_type, PXE_ROWS)            \
-  X(int, efc_id, PXE_ROWS)              \
-  X(int, efc_state, PXE_ROWS)           \
-  X(int, efc_sv_oldstate, PXE_ROWS)     \
-  X(pxtNum, efc_J, PXE_ROWS* PXE_NV)    \
-  X(pxtNum, efc_pos, PXE_ROWS)          \
-  X(pxtNum, efc_margin, PXE_ROWS)       \
-  X(pxtNum, efc_frictionloss, PXE_ROWS) \
-  X(pxtNum, efc_diagA, PXE_ROWS)        \
-  X(pxtNum, efc_KBIP, 4 * PXE_ROWS)     \
-  X(pxtNum, efc_D, PXE_ROWS)            \
-  X(pxtNum, efc_R, PXE_ROWS)            \
-  X(pxtNum, efc_vel, PXE_ROWS)          \
-  X(pxtNum, efc_aref, PXE_ROWS)         \
-  X(pxtNum, efc_b, PXE_ROWS)            \
-  X(pxtNum, efc_force, PXE_ROWS)        \
-  X(pxtNum, efc_sv_Jaref, PXE_ROWS)     \
-  X(pxtNum, efc_sv_Jv, PXE_ROWS)        \
-  X(pxtNum, efc_sv_quad, 3 * PXE_ROWS)  \
-  X(pxtNum, efc_sv_D, PXE_ROWS)         \
-  X(pxtNum, efc_sv_Ma, PXE_NV)          \
-  X(pxtNum, efc_sv_Mv, PXE_NV)          \
-  X(pxtNum, efc_sv_grad, PXE_NV)        \
-  X(pxtNum, efc_sv_Mgrad, PXE_NV)       \
-  X(pxtNum, efc_sv_search, PXE_NV)      \
-  X(pxtNum, efc_sv_cholupd, PXE_NV)     \
-  X(pxtNum, efc_sv_L, PXE_NV* PXE_NV)   \
+// capacity nefcmax, px_efcCapacity), PXE_NV (nv), PXE_NC (nC) and PXE_NTREE (ntree). Kept out of
+// PX_DATA_FIELDS: the GPU layout does not carry them (the GPU runs no constraint stage). The names
+// of MuJoCo's mjData arrays are MuJoCo's; efc_sv_* and efc_cn_* are phalanx scratch.
+#define PX_EFC_FIELDS(X)                                                         \
+  X(int, efc_type, PXE_ROWS)                                                     \
+  X(int, efc_id, PXE_ROWS)                                                       \
+  X(int, efc_state, PXE_ROWS)                                                    \
+  X(pxtNum, efc_J, PXE_ROWS* PXE_NV)                                             \
+  X(pxtNum, efc_pos, PXE_ROWS)                                                   \
+  X(pxtNum, efc_margin, PXE_ROWS)                                                \
+  X(pxtNum, efc_frictionloss, PXE_ROWS)                                          \
+  X(pxtNum, efc_diagA, PXE_ROWS)                                                 \
+  X(pxtNum, efc_KBIP, 4 * PXE_ROWS)                                              \
+  X(pxtNum, efc_D, PXE_ROWS)                                                     \
+  X(pxtNum, efc_R, PXE_ROWS)                                                     \
+  X(pxtNum, efc_vel, PXE_ROWS)                                                   \
+  X(pxtNum, efc_aref, PXE_ROWS)                                                  \
+  X(pxtNum, efc_b, PXE_ROWS)                                                     \
+  X(pxtNum, efc_force, PXE_ROWS)                                                 \
+  /* the problem one solve sees (all rows, or one island's), in local indices */ \
+  X(int, efc_sv_type, PXE_ROWS)                                                  \
+  X(int, efc_sv_id, PXE_ROWS)                                                    \
+  X(int, efc_sv_state, PXE_ROWS)                                                 \
+  X(int, efc_sv_oldstate, PXE_ROWS)                                              \
+  X(pxtNum, efc_sv_J, PXE_ROWS* PXE_NV)                                          \
+  X(pxtNum, efc_sv_Dr, PXE_ROWS)                                                 \
+  X(pxtNum, efc_sv_R, PXE_ROWS)                                                  \
+  X(pxtNum, efc_sv_floss, PXE_ROWS)                                              \
+  X(pxtNum, efc_sv_aref, PXE_ROWS)                                               \
+  X(pxtNum, efc_sv_b, PXE_ROWS)                                                  \
+  X(pxtNum, efc_sv_force, PXE_ROWS)                                              \
+  X(pxtNum, efc_sv_Jaref, PXE_ROWS)                                              \
+  X(pxtNum, efc_sv_Jv, PXE_ROWS)                                                 \
+  X(pxtNum, efc_sv_quad, 3 * PXE_ROWS)                                           \
+  X(pxtNum, efc_sv_D, PXE_ROWS)                                                  \
+  X(pxtNum, efc_sv_qacc, PXE_NV)                                                 \
+  X(pxtNum, efc_sv_qacc_smooth, PXE_NV)                                          \
+  X(pxtNum, efc_sv_qfrc_smooth, PXE_NV)                                          \
+  X(pxtNum, efc_sv_qfrc_constraint, PXE_NV)                                      \
+  X(int, efc_sv_Mrownnz, PXE_NV)                                                 \
+  X(int, efc_sv_Mrowadr, PXE_NV)                                                 \
+  X(int, efc_sv_Mcolind, PXE_NC)                                                 \
+  X(pxtNum, efc_sv_M, PXE_NC)                                                    \
+  X(pxtNum, efc_sv_LD, PXE_NC)                                                   \
+  X(pxtNum, efc_sv_LDiagInv, PXE_NV)                                             \
+  X(pxtNum, efc_sv_Ma, PXE_NV)                                                   \
+  X(pxtNum, efc_sv_Mv, PXE_NV)                                                   \
+  X(pxtNum, efc_sv_grad, PXE_NV)                                                 \
+  X(pxtNum, efc_sv_Mgrad, PXE_NV)                                                \
+  X(pxtNum, efc_sv_search, PXE_NV)                                               \
+  X(pxtNum, efc_sv_cholupd, PXE_NV)                                              \
+  X(pxtNum, efc_sv_L, PXE_NV* PXE_NV)                                            \
+  /* constraint islands (mj_island): trees, dofs and rows of each island */      \
+  X(int, efc_is_tree, PXE_ROWS)                                                  \
+  X(int, efc_is_island, PXE_ROWS)                                                \
+  X(int, efc_is_efc2iefc, PXE_ROWS)                                              \
+  X(int, efc_is_iefc2efc, PXE_ROWS)                                              \
+  X(int, efc_is_dof2idof, PXE_NV)                                                \
+  X(int, efc_is_idof2dof, PXE_NV)                                                \
+  X(int, efc_is_parent, PXE_NTREE)                                               \
+  X(int, efc_is_treeisland, PXE_NTREE)                                           \
+  X(int, efc_is_nv, PXE_NTREE + 1)                                               \
+  X(int, efc_is_idofadr, PXE_NTREE)                                              \
+  X(int, efc_is_nefc, PXE_NTREE + 1)                                             \
+  X(int, efc_is_iefcadr, PXE_NTREE)                                              \
+  X(int, efc_is_ne, PXE_NTREE)                                                   \
+  X(int, efc_is_nf, PXE_NTREE)                                                   \
   X(pxtNum, efc_cn_jac, 24 * PXE_NV)
 
 // entries of efc_n (per world): row counts of MuJoCo's mjData and solver statistics
-#define PX_EFC_NEFC 0   // nefc: rows
-#define PX_EFC_NE 1     // ne: equality rows
-#define PX_EFC_NF 2     // nf: friction loss rows
-#define PX_EFC_NL 3     // nl: limit rows
-#define PX_EFC_NITER 4  // solver iterations (solver_niter[0])
-#define PX_EFC_NEED 5   // rows the last constraint stage needed (CNSTRFULL when > nefcmax)
+#define PX_EFC_NEFC 0     // nefc: rows
+#define PX_EFC_NE 1       // ne: equality rows
+#define PX_EFC_NF 2       // nf: friction loss rows
+#define PX_EFC_NL 3       // nl: limit rows
+#define PX_EFC_NITER 4    // solver iterations (solver_niter[0])
+#define PX_EFC_NEED 5     // rows the last constraint stage needed (CNSTRFULL when > nefcmax)
+#define PX_EFC_NISLAND 6  // constraint islands of the last solve (0: none formed)
+#define PX_EFC_NIDOF 7    // dofs in islands
 #define PX_EFC_NCOUNT 8
 
 typedef struct {
