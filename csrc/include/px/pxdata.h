@@ -284,8 +284,9 @@ pxtStatus px_forwardCheck(const pxModel* m, pxStatus* st);
 pxtStatus px_forwardCheckCPU(const pxModel* m, pxStatus* st);
 
 // Forward dynamics of one world (mj_forward): position, velocity, actuation and acceleration
-// stages, then collision, constraint rows (efc_*) and the Newton solver (monolithic: MuJoCo's
-// islands are not formed). Fails, computing nothing, on an unsupported model.
+// stages, then collision, constraint rows (efc_*), constraint islands and the Newton solver (per
+// island, or over all rows with the island flag disabled). Fails, computing nothing, on an
+// unsupported model.
 pxtStatus px_forward(const pxModel* m, pxData* d, pxStatus* st);
 
 // One stage alone by name (kinematics, crb, makeM, factorM, comVel, rne, subtreeVel,
