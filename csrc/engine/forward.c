@@ -147,11 +147,6 @@ static pxtStatus constraintCheck(const pxModel* m, pxStatus* st) {
     }
   }
   if (contactPossible(m)) {
-    if (m->opt.cone == PX_CONE_ELLIPTIC) {
-      return PX_FAIL(st, PX_ERR_UNSUPPORTED,
-                     "forward: elliptic friction cones (cone elliptic) are not supported yet "
-                     "(cone pyramidal, or disable contact)");
-    }
     for (int g = 0; g < 6 * m->ngeom; g++) {
       if (m->geom_surfacevel[g] != 0) {
         return PX_FAIL(st, PX_ERR_UNSUPPORTED,

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Constraint rows (MuJoCo 3.12's mj_makeConstraint, mj_referenceConstraint) in the kernel
 // dialect, dense Jacobian: equality (connect, weld, joint, tendon), friction loss (dof, tendon),
-// limits (hinge, slide, ball, tendon) and contacts (frictionless, pyramidal; elliptic cones are
-// refused on the host), in MuJoCo's row order, then the approximate diagonal of A = J M^-1 J',
+// limits (hinge, slide, ball, tendon) and contacts (frictionless, pyramidal, elliptic), in
+// MuJoCo's row order, then the approximate diagonal of A = J M^-1 J',
 // the impedance (efc_KBIP, efc_R, efc_D) and the reference acceleration efc_aref.
 //   reads:  the position stages' outputs (xpos, xmat, xquat, site_xpos, cdof, subtree_com, qpos,
 //           ten_J, ten_length), the contact records (PXK_CON, PXK_NCON), cvel and cdof_dot (aref
@@ -49,32 +49,34 @@
 // Bodies of the dot product MuJoCo's mju_dot computes (four partial sums, combined as
 // (s0 + s2) + (s1 + s3), then the remainder); res is a PXR local declared by the caller, A and B
 // accessors of element (a + i) and (b + i)
-#define PXK_DOT_BODY(res, A, fa, a, B, fb, b, n)                                              \
-  {                                                                                           \
-    PXR s0_ = PX_ZERO;                                                                        \
-    PXR s1_ = PX_ZERO;                                                                        \
-    PXR s2_ = PX_ZERO;                                                                        \
-    PXR s3_ = PX_ZERO;                                                                        \
-    int i_ = 0;                                                                               \
-    for (; i_ <= (n)-4; i_ += 4) {                                                            \
-      s0_ += A(fa, (a) + i_) * B(fb, (b) + i_);                                               \
-      s1_ += A(fa, (a) + i_ + 1) * B(fb, (b) + i_ + 1);                                       \
-      s2_ += A(fa, (a) + i_ + 2) * B(fb, (b) + i_ + 2);                                       \
-      s3_ += A(fa, (a) + i_ + 3) * B(fb, (b) + i_ + 3);                                       \
-    }                                                                                         \
-    res = (s0_ + s2_) + (s1_ + s3_);                                                          \
-    int r_ = (n)-i_;                                                                          \
-    if (r_ == 3) {                                                                            \
-      PXR t_ = A(fa, (a) + i_) * B(fb, (b) + i_) + A(fa, (a) + i_ + 1) * B(fb, (b) + i_ + 1); \
-      t_ = t_ + A(fa, (a) + i_ + 2) * B(fb, (b) + i_ + 2);                                    \
-      res = res + t_;                                                                         \
-    } else if (r_ == 2) {                                                                     \
-      PXR t_ = A(fa, (a) + i_) * B(fb, (b) + i_) + A(fa, (a) + i_ + 1) * B(fb, (b) + i_ + 1); \
-      res = res + t_;                                                                         \
-    } else if (r_ == 1) {                                                                     \
-      PXR t_ = A(fa, (a) + i_) * B(fb, (b) + i_);                                             \
-      res = res + t_;                                                                         \
-    }                                                                                         \
+#define PXK_DOT_BODY(res, A, fa, a, B, fb, b, n)                                             \
+  {                                                                                          \
+    PXR ds0_ = PX_ZERO;                                                                      \
+    PXR ds1_ = PX_ZERO;                                                                      \
+    PXR ds2_ = PX_ZERO;                                                                      \
+    PXR ds3_ = PX_ZERO;                                                                      \
+    int dk_ = 0;                                                                             \
+    for (; dk_ <= (n)-4; dk_ += 4) {                                                         \
+      ds0_ += A(fa, (a) + dk_) * B(fb, (b) + dk_);                                           \
+      ds1_ += A(fa, (a) + dk_ + 1) * B(fb, (b) + dk_ + 1);                                   \
+      ds2_ += A(fa, (a) + dk_ + 2) * B(fb, (b) + dk_ + 2);                                   \
+      ds3_ += A(fa, (a) + dk_ + 3) * B(fb, (b) + dk_ + 3);                                   \
+    }                                                                                        \
+    res = (ds0_ + ds2_) + (ds1_ + ds3_);                                                     \
+    int dr_ = (n)-dk_;                                                                       \
+    if (dr_ == 3) {                                                                          \
+      PXR dt_t =                                                                             \
+          A(fa, (a) + dk_) * B(fb, (b) + dk_) + A(fa, (a) + dk_ + 1) * B(fb, (b) + dk_ + 1); \
+      dt_t = dt_t + A(fa, (a) + dk_ + 2) * B(fb, (b) + dk_ + 2);                             \
+      res = res + dt_t;                                                                      \
+    } else if (dr_ == 2) {                                                                   \
+      PXR dt_t =                                                                             \
+          A(fa, (a) + dk_) * B(fb, (b) + dk_) + A(fa, (a) + dk_ + 1) * B(fb, (b) + dk_ + 1); \
+      res = res + dt_t;                                                                      \
+    } else if (dr_ == 1) {                                                                   \
+      PXR dt_t = A(fa, (a) + dk_) * B(fb, (b) + dk_);                                        \
+      res = res + dt_t;                                                                      \
+    }                                                                                        \
   }
 
 // accessors for PXK_DOT_BODY: efc arrays, Data arrays, local arrays (the field is the array)
@@ -476,7 +478,8 @@ PX_FN void pxk_cnContact(PX_MD) {
   for (int i = 0; i < PXK_NCON; i++) {
     if (PXK_CON(i).exclude != 0) continue;
     int dim = PXK_CON(i).dim;
-    int nrow = dim == 1 ? 1 : 2 * (dim - 1);
+    int ell = MOPT(cone) == PX_CONE_ELLIPTIC ? 1 : 0;
+    int nrow = dim == 1 ? 1 : (ell == 1 ? dim : 2 * (dim - 1));
     if (pxk_cnRoom(PX_MDARGC nrow) == 0) {
       PXK_CON(i).efc_address = -1;
       continue;
@@ -507,6 +510,15 @@ PX_FN void pxk_cnContact(PX_MD) {
       PXK_E(efc_pos, r0) = dist;
       PXK_E(efc_margin, r0) = cm;
       pxk_cnCommit(PX_MDARGC 1, PXK_CNSTR_CONTACT_FRICTIONLESS, i, PX_ZERO);
+    } else if (ell == 1) {
+      for (int r = 0; r < dim; r++) {
+        for (int k = 0; k < nv; k++) {
+          PXK_E(efc_J, (r0 + r) * nv + k) = PXK_E(efc_cn_jac, jc + r * nv + k);
+        }
+        PXK_E(efc_pos, r0 + r) = r == 0 ? dist : PX_R(0.0);
+        PXK_E(efc_margin, r0 + r) = r == 0 ? cm : PX_R(0.0);
+      }
+      pxk_cnCommit(PX_MDARGC dim, PXK_CNSTR_CONTACT_ELLIPTIC, i, PX_ZERO);
     } else {
       for (int k = 1; k < dim; k++) {
         int r = PXK_EN(PX_EFC_NEFC);

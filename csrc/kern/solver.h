@@ -5,7 +5,8 @@
 // disabled, with its exact line search, the Hessian H = M + J' D J in a dense Cholesky factor kept
 // up to date by rank-one updates, and MuJoCo's stopping rule (improvement, gradient and Newton
 // decrement scaled by 1 / (meaninertia max(1, nv)), or by 1 / (the island's trace of M)).
-// Pyramidal and frictionless cones only (elliptic cones are refused on the host).
+// Frictionless, pyramidal and elliptic contacts (the cone Hessians of the elliptic rows in the
+// cone zone added to a second factor, Lcone).
 //   reads:  the rows of constraint.h (efc_J, efc_D, efc_R, efc_frictionloss, efc_aref, efc_type,
 //           efc_id), M, qLD, qLDiagInv, qfrc_smooth, qacc_smooth, qacc_warmstart
 //   writes: qacc, qfrc_constraint, efc_b, efc_force, efc_state, efc_n (solver iterations of
@@ -301,9 +302,90 @@ PX_FN void pxk_svScatter(PX_MDC int isl, int nv, int nefc) {
 
 //---------------------------------- solver --------------------------------------------------------
 
+// the rows i.. of an elliptic contact in mj_constraintUpdate: force, state (replicated over
+// the contact's rows), the cone Hessian into the contact's H when coneH is 1; returns the cost
+PX_FN PX_REAL pxk_svElliptic(PX_MDC int i, int useB, int coneH) {
+  int id = PXK_E(efc_sv_id, i);
+  int dim = PXK_CON(id).dim;
+  PXR mu = PXK_CON(id).mu;
+  PXR u[6];
+  PXR jar0 = useB == 1 ? PXK_E(efc_sv_b, i) : PXK_E(efc_sv_Jaref, i);
+  u[0] = jar0 * mu;
+  for (int j = 1; j < dim; j++) {
+    PXR jar = useB == 1 ? PXK_E(efc_sv_b, i + j) : PXK_E(efc_sv_Jaref, i + j);
+    u[j] = jar * PXK_CON(id).friction[j - 1];
+  }
+  PXR n = u[0];
+  PXR tt = PX_ZERO;
+  PXK_DOT_BODY(tt, PXK_AL, u, 1, PXK_AL, u, 1, dim - 1)
+  PXR t = PX_SQRT(tt);
+  PXR mt = mu * t;
+  PXR mn = mu * n;
+  PXR bot = mn + t;
+  PXR s = PX_ZERO;
+  if (n >= mt || (t <= PX_R(0.0) && n >= PX_R(0.0))) {
+    for (int j = 0; j < dim; j++) PXK_E(efc_sv_force, i + j) = PX_R(0.0);
+    PXK_E(efc_sv_state, i) = PXK_CNSTRSTATE_SATISFIED;
+  } else if (bot <= PX_R(0.0) || (t <= PX_R(0.0) && n < PX_R(0.0))) {
+    for (int j = 0; j < dim; j++) {
+      PXR jar = useB == 1 ? PXK_E(efc_sv_b, i + j) : PXK_E(efc_sv_Jaref, i + j);
+      PXR c = PX_R(0.5) * PXK_E(efc_sv_Dr, i + j) * jar * jar;
+      s += c;
+    }
+    PXK_E(efc_sv_state, i) = PXK_CNSTRSTATE_QUADRATIC;
+  } else {
+    PXR mm = mu * mu;
+    PXR den = mm * (PX_R(1.0) + mm);
+    PXR dm = PXK_E(efc_sv_Dr, i) / den;
+    PXR nmt = n - mt;
+    PXR c = PX_R(0.5) * dm * nmt * nmt;
+    s += c;
+    PXR ndm = -dm;
+    PXR f0 = ndm * nmt * mu;
+    PXK_E(efc_sv_force, i) = f0;
+    PXR nf0 = -f0;
+    for (int j = 1; j < dim; j++) {
+      PXR fj = nf0 / t * u[j] * PXK_CON(id).friction[j - 1];
+      PXK_E(efc_sv_force, i + j) = fj;
+    }
+    PXK_E(efc_sv_state, i) = PXK_CNSTRSTATE_CONE;
+    if (coneH == 1) {
+      PXR h[36];
+      for (int k = 0; k < 36; k++) h[k] = PXK_CON(id).H[k];
+      PXR nmu = -mu;
+      PXR scl = nmu / t;
+      h[0] = PX_R(1.0);
+      for (int j = 1; j < dim; j++) h[j] = scl * u[j];
+      PXR t3 = t * t * t;
+      scl = mn / t3;
+      for (int k = 1; k < dim; k++) {
+        for (int j = k; j < dim; j++) h[k * dim + j] = scl * u[j] * u[k];
+      }
+      PXR mnt = mn / t;
+      scl = mm - mnt;
+      for (int j = 1; j < dim; j++) h[j * (dim + 1)] += scl;
+      for (int k = 0; k < dim; k++) {
+        PXR wk = k == 0 ? mu : PXK_CON(id).friction[k - 1];
+        scl = dm * wk;
+        for (int j = k; j < dim; j++) {
+          PXR wj = j == 0 ? mu : PXK_CON(id).friction[j - 1];
+          PXR f = scl * wj;
+          h[k * dim + j] *= f;
+        }
+      }
+      for (int k = 0; k < dim; k++) {
+        for (int j = k + 1; j < dim; j++) h[j * dim + k] = h[k * dim + j];
+      }
+      for (int k = 0; k < 36; k++) PXK_CON(id).H[k] = h[k];
+    }
+  }
+  for (int j = 1; j < dim; j++) PXK_E(efc_sv_state, i + j) = PXK_E(efc_sv_state, i);
+  return s;
+}
+
 // efc_force and efc_state from jar (efc_sv_Jaref, or efc_sv_b when useB is 1), qfrc_constraint =
 // J' efc_force; returns the constraint cost (mj_constraintUpdate without elliptic cones)
-PX_FN PX_REAL pxk_svUpdate(PX_MDC int nv, int nefc, int ne, int nf, int useB) {
+PX_FN PX_REAL pxk_svUpdate(PX_MDC int nv, int nefc, int ne, int nf, int useB, int coneH) {
   PXR s = PX_ZERO;
   for (int i = 0; i < nefc; i++) {
     PXR jar = useB == 1 ? PXK_E(efc_sv_b, i) : PXK_E(efc_sv_Jaref, i);
@@ -345,6 +427,12 @@ PX_FN PX_REAL pxk_svUpdate(PX_MDC int nv, int nefc, int ne, int nf, int useB) {
         s += c;
         PXK_E(efc_sv_state, i) = PXK_CNSTRSTATE_QUADRATIC;
       }
+      continue;
+    }
+    if (PXK_E(efc_sv_type, i) == PXK_CNSTR_CONTACT_ELLIPTIC) {
+      PXR c = pxk_svElliptic(PX_MDARGC i, useB, coneH);
+      s += c;
+      i += PXK_CON(PXK_E(efc_sv_id, i)).dim - 1;
       continue;
     }
     if (jar >= PX_R(0.0)) {
@@ -491,69 +579,145 @@ PX_FN void pxk_svCholFactor(PX_MDC int n) {
   }
 }
 
-// rank-one update (plus = 1) or downdate of the factor with efc_sv_cholupd, which is consumed;
-// returns the rank (mju_cholUpdate)
+// Body of mju_cholUpdate: rank-one update (plus = 1) or downdate of the factor in efc_sv_ array
+// Lf with the vector at element xo of efc_sv_ array xf, which is consumed; rank is an int local
+#define PXK_CHOLUPDATE_BODY(Lf, xf, xo, n, plus, rank)                                          \
+  rank = n;                                                                                     \
+  for (int k_ = 0; k_ < (n); k_++) {                                                            \
+    PXR xk_ = PXK_E(xf, (xo) + k_);                                                             \
+    if (xk_ != PX_R(0.0)) {                                                                     \
+      PXR lkk_ = PXK_E(Lf, k_ * ((n) + 1));                                                     \
+      PXR ll_ = lkk_ * lkk_;                                                                    \
+      PXR xx_ = xk_ * xk_;                                                                      \
+      PXR nxx_ = -xx_;                                                                          \
+      PXR tmp_ = (plus) == 1 ? ll_ + xx_ : ll_ + nxx_;                                          \
+      if (tmp_ < PXK_MINVAL) {                                                                  \
+        tmp_ = PXK_MINVAL;                                                                      \
+        rank = rank - 1;                                                                        \
+      }                                                                                         \
+      PXR r_ = PX_SQRT(tmp_);                                                                   \
+      PXR c_ = r_ / lkk_;                                                                       \
+      PXR cinv_ = PX_R(1.0) / c_;                                                               \
+      PXR s_ = xk_ / lkk_;                                                                      \
+      PXK_E(Lf, k_*((n) + 1)) = r_;                                                             \
+      for (int i_ = k_ + 1; i_ < (n); i_++) {                                                   \
+        PXR sx_ = s_ * PXK_E(xf, (xo) + i_);                                                    \
+        PXR a_ = (plus) == 1 ? PXK_E(Lf, i_ * (n) + k_) + sx_ : PXK_E(Lf, i_ * (n) + k_) - sx_; \
+        PXR v_ = a_ * cinv_;                                                                    \
+        PXK_E(Lf, i_*(n) + k_) = v_;                                                            \
+      }                                                                                         \
+      for (int i_ = k_ + 1; i_ < (n); i_++) {                                                   \
+        PXR v_ = c_ * PXK_E(xf, (xo) + i_) - s_ * PXK_E(Lf, i_ * (n) + k_);                     \
+        PXK_E(xf, (xo) + i_) = v_;                                                              \
+      }                                                                                         \
+    }                                                                                           \
+  }
+
+// rank-one update of efc_sv_L with efc_sv_cholupd; returns the rank
 PX_FN int pxk_svCholUpdate(PX_MDC int n, int plus) {
   int rank = n;
-  for (int k = 0; k < n; k++) {
-    PXR xk = PXK_E(efc_sv_cholupd, k);
-    if (xk != PX_R(0.0)) {
-      PXR lkk = PXK_E(efc_sv_L, k * (n + 1));
-      PXR ll = lkk * lkk;
-      PXR xx = xk * xk;
-      PXR nxx = -xx;
-      PXR tmp = plus == 1 ? ll + xx : ll + nxx;
-      if (tmp < PXK_MINVAL) {
-        tmp = PXK_MINVAL;
-        rank = rank - 1;
-      }
-      PXR r = PX_SQRT(tmp);
-      PXR c = r / lkk;
-      PXR cinv = PX_R(1.0) / c;
-      PXR s = xk / lkk;
-      PXK_E(efc_sv_L, k * (n + 1)) = r;
-      for (int i = k + 1; i < n; i++) {
-        PXR sx = s * PXK_E(efc_sv_cholupd, i);
-        PXR a = plus == 1 ? PXK_E(efc_sv_L, i * n + k) + sx : PXK_E(efc_sv_L, i * n + k) - sx;
-        PXR v = a * cinv;
-        PXK_E(efc_sv_L, i * n + k) = v;
-      }
-      for (int i = k + 1; i < n; i++) {
-        PXR v = c * PXK_E(efc_sv_cholupd, i) - s * PXK_E(efc_sv_L, i * n + k);
-        PXK_E(efc_sv_cholupd, i) = v;
-      }
-    }
-  }
+  PXK_CHOLUPDATE_BODY(efc_sv_L, efc_sv_cholupd, 0, n, plus, rank)
   return rank;
 }
 
-// efc_sv_Mgrad = inv(L L') efc_sv_grad (mju_cholSolve)
-PX_FN void pxk_svCholSolve(PX_MDC int n) {
-  for (int i = 0; i < n; i++) PXK_E(efc_sv_Mgrad, i) = PXK_E(efc_sv_grad, i);
-  for (int i = 0; i < n; i++) {
-    if (i > 0) {
-      PXR dt = PX_ZERO;
-      PXK_DOT_BODY(dt, PXK_AE, efc_sv_L, i * n, PXK_AE, efc_sv_Mgrad, 0, i)
-      PXR v = PXK_E(efc_sv_Mgrad, i) - dt;
-      PXK_E(efc_sv_Mgrad, i) = v;
-    }
-    PXR w = PXK_E(efc_sv_Mgrad, i) / PXK_E(efc_sv_L, i * (n + 1));
-    PXK_E(efc_sv_Mgrad, i) = w;
+// Body of mju_cholSolve: efc_sv_Mgrad = inv(L L') efc_sv_grad with the factor in Lf
+#define PXK_CHOLSOLVE_BODY(Lf, n)                                                            \
+  for (int i_ = 0; i_ < (n); i_++) PXK_E(efc_sv_Mgrad, i_) = PXK_E(efc_sv_grad, i_);         \
+  for (int i_ = 0; i_ < (n); i_++) {                                                         \
+    if (i_ > 0) {                                                                            \
+      PXR dt_ = PX_ZERO;                                                                     \
+      PXK_DOT_BODY(dt_, PXK_AE, Lf, i_*(n), PXK_AE, efc_sv_Mgrad, 0, i_)                     \
+      PXR v_ = PXK_E(efc_sv_Mgrad, i_) - dt_;                                                \
+      PXK_E(efc_sv_Mgrad, i_) = v_;                                                          \
+    }                                                                                        \
+    PXR w_ = PXK_E(efc_sv_Mgrad, i_) / PXK_E(Lf, i_ * ((n) + 1));                            \
+    PXK_E(efc_sv_Mgrad, i_) = w_;                                                            \
+  }                                                                                          \
+  for (int i_ = (n)-1; i_ >= 0; i_--) {                                                      \
+    for (int j_ = i_ + 1; j_ < (n); j_++) {                                                  \
+      PXR v_ = PXK_E(efc_sv_Mgrad, i_) - PXK_E(Lf, j_ * (n) + i_) * PXK_E(efc_sv_Mgrad, j_); \
+      PXK_E(efc_sv_Mgrad, i_) = v_;                                                          \
+    }                                                                                        \
+    PXR w_ = PXK_E(efc_sv_Mgrad, i_) / PXK_E(Lf, i_ * ((n) + 1));                            \
+    PXK_E(efc_sv_Mgrad, i_) = w_;                                                            \
   }
-  for (int i = n - 1; i >= 0; i--) {
-    for (int j = i + 1; j < n; j++) {
-      PXR v = PXK_E(efc_sv_Mgrad, i) - PXK_E(efc_sv_L, j * n + i) * PXK_E(efc_sv_Mgrad, j);
-      PXK_E(efc_sv_Mgrad, i) = v;
-    }
-    PXR w = PXK_E(efc_sv_Mgrad, i) / PXK_E(efc_sv_L, i * (n + 1));
-    PXK_E(efc_sv_Mgrad, i) = w;
+
+// efc_sv_Mgrad = inv(H) efc_sv_grad: the factor with cones (Lcone) when some row is in the cone
+PX_FN void pxk_svCholSolve(PX_MDC int n, int ncone) {
+  if (ncone > 0) {
+    PXK_CHOLSOLVE_BODY(efc_sv_Lcone, n)
+  } else {
+    PXK_CHOLSOLVE_BODY(efc_sv_L, n)
   }
 }
 
-// H recomputed from the states and factored (FactorizeHessian, dense, no cones)
+// Cholesky factor of a local dim x dim matrix in place (mju_cholFactor, mindiag mjMINVAL)
+PX_FN void pxk_svCholLocal(PX_INOUT(PX_REAL, a, 36), int n) {
+  for (int j = 0; j < n; j++) {
+    PXR tmp = a[j * (n + 1)];
+    if (j > 0) {
+      PXR dt = PX_ZERO;
+      PXK_DOT_BODY(dt, PXK_AL, a, j * n, PXK_AL, a, j * n, j)
+      tmp = tmp - dt;
+    }
+    int deficient = tmp < PXK_MINVAL ? 1 : 0;
+    if (deficient == 1) tmp = PXK_MINVAL;
+    a[j * (n + 1)] = PX_SQRT(tmp);
+    if (deficient == 1) {
+      for (int i = j + 1; i < n; i++) a[i * n + j] = PX_R(0.0);
+    } else {
+      PXR inv = PX_R(1.0) / a[j * (n + 1)];
+      for (int i = j + 1; i < n; i++) {
+        PXR dt = PX_ZERO;
+        PXK_DOT_BODY(dt, PXK_AL, a, i * n, PXK_AL, a, j * n, j)
+        PXR v = (a[i * n + j] - dt) * inv;
+        a[i * n + j] = v;
+      }
+    }
+  }
+}
+
+// Lcone = the factor of H plus the cone Hessians of the rows in the cone (HessianCone, dense)
+PX_FN void pxk_svHessianCone(PX_MDC int nv, int nefc) {
+  for (int k = 0; k < nv * nv; k++) PXK_E(efc_sv_Lcone, k) = PXK_E(efc_sv_L, k);
+  PXR local[36];
+  for (int i = 0; i < nefc; i++) {
+    if (PXK_E(efc_sv_state, i) == PXK_CNSTRSTATE_CONE) {
+      int id = PXK_E(efc_sv_id, i);
+      int dim = PXK_CON(id).dim;
+      for (int k = 0; k < dim * dim; k++) local[k] = PXK_CON(id).H[k];
+      pxk_svCholLocal(local, dim);
+      for (int k = 0; k < dim * nv; k++) PXK_E(efc_sv_LTJ, k) = PX_R(0.0);
+      for (int r = 0; r < dim; r++) {
+        for (int c = 0; c <= r; c++) {
+          PXR l = local[r * dim + c];
+          for (int k = 0; k < nv; k++) {
+            PXR v = PXK_E(efc_sv_LTJ, c * nv + k) + PXK_E(efc_sv_J, (i + r) * nv + k) * l;
+            PXK_E(efc_sv_LTJ, c * nv + k) = v;
+          }
+        }
+      }
+      for (int r = 0; r < dim; r++) {
+        int rank = nv;
+        PXK_CHOLUPDATE_BODY(efc_sv_Lcone, efc_sv_LTJ, r * nv, nv, 1, rank)
+      }
+      i += dim - 1;
+    }
+  }
+}
+
+// rows in the cone state
+PX_FN int pxk_svNcone(PX_MDC int nefc) {
+  int n = 0;
+  for (int i = 0; i < nefc; i++) n += PXK_E(efc_sv_state, i) == PXK_CNSTRSTATE_CONE ? 1 : 0;
+  return n;
+}
+
+// H recomputed from the states and factored, cones added (FactorizeHessian, dense)
 PX_FN void pxk_svFactorHessian(PX_MDC int nv, int nefc) {
   pxk_svMakeHessian(PX_MDARGC nv, nefc);
   pxk_svCholFactor(PX_MDARGC nv);
+  if (pxk_svNcone(PX_MDARGC nefc) > 0) pxk_svHessianCone(PX_MDARGC nv, nefc);
 }
 
 // the factor updated for the rows whose state entered or left the quadratic zone, refactored
@@ -581,12 +745,14 @@ PX_FN void pxk_svHessianIncremental(PX_MDC int nv, int nefc) {
       }
     }
   }
+  if (pxk_svNcone(PX_MDARGC nefc) > 0) pxk_svHessianCone(PX_MDARGC nv, nefc);
 }
 
 // efc_force, efc_state, qfrc_constraint at efc_sv_Jaref, plus the Gauss cost, which is returned
 // (PrimalUpdateConstraint; the caller keeps it as quadGauss[0])
 PX_FN PX_REAL pxk_svUpdateConstraint(PX_MDC int nv, int nefc, int ne, int nf) {
-  pxk_svUpdate(PX_MDARGC nv, nefc, ne, nf, 0);
+  int coneH = MOPT(cone) == PX_CONE_ELLIPTIC ? 1 : 0;
+  pxk_svUpdate(PX_MDARGC nv, nefc, ne, nf, 0, coneH);
   PXR g = PX_ZERO;
   for (int i = 0; i < nv; i++) {
     PXR a = PXK_E(efc_sv_qacc, i) - PXK_E(efc_sv_qacc_smooth, i);
@@ -668,12 +834,149 @@ PX_FN void pxk_svPrepare(PX_MDC int nv, int nefc, PX_INOUT(PX_REAL, qg, 3)) {
     PXR q0 = jaref * dj0;
     PXR q1 = jv * dj0;
     PXR q2 = jv * dd * jv;
+    if (PXK_E(efc_sv_type, i) == PXK_CNSTR_CONTACT_ELLIPTIC) {
+      int id = PXK_E(efc_sv_id, i);
+      int dim = PXK_CON(id).dim;
+      PXR mu = PXK_CON(id).mu;
+      for (int j = 1; j < dim; j++) {
+        PXR dj = PXK_E(efc_sv_Dr, i + j);
+        PXR aj = PXK_E(efc_sv_Jaref, i + j);
+        PXR vj = PXK_E(efc_sv_Jv, i + j);
+        PXR djj = dj * aj;
+        q0 += aj * djj;
+        q1 += vj * djj;
+        PXR w = vj * dj * vj;
+        q2 += w;
+      }
+      PXR u0 = jaref * mu;
+      PXR v0 = jv * mu;
+      PXR uu = PX_ZERO;
+      PXR uv = PX_ZERO;
+      PXR vv = PX_ZERO;
+      for (int j = 1; j < dim; j++) {
+        PXR f = PXK_CON(id).friction[j - 1];
+        PXR uj = PXK_E(efc_sv_Jaref, i + j) * f;
+        PXR vj = PXK_E(efc_sv_Jv, i + j) * f;
+        uu += uj * uj;
+        uv += uj * vj;
+        vv += vj * vj;
+      }
+      PXK_E(efc_sv_quad, 3 * i + 3) = u0;
+      PXK_E(efc_sv_quad, 3 * i + 4) = v0;
+      PXK_E(efc_sv_quad, 3 * i + 5) = uu;
+      PXK_E(efc_sv_quad, 3 * i + 6) = uv;
+      PXK_E(efc_sv_quad, 3 * i + 7) = vv;
+      PXR mm = mu * mu;
+      PXR den = mm * (PX_R(1.0) + mm);
+      PXK_E(efc_sv_quad, 3 * i + 8) = dd / den;
+      q0 *= PX_R(0.5);
+      q2 *= PX_R(0.5);
+      PXK_E(efc_sv_quad, 3 * i) = q0;
+      PXK_E(efc_sv_quad, 3 * i + 1) = q1;
+      PXK_E(efc_sv_quad, 3 * i + 2) = q2;
+      i += dim - 1;
+      continue;
+    }
     q0 *= PX_R(0.5);
     q2 *= PX_R(0.5);
     PXK_E(efc_sv_quad, 3 * i) = q0;
     PXK_E(efc_sv_quad, 3 * i + 1) = q1;
     PXK_E(efc_sv_quad, 3 * i + 2) = q2;
   }
+}
+
+// cost(alpha) - cost(0) of an elliptic cone from its quadratics at element q of efc_sv_quad
+// (ellipticCostDif)
+PX_FN PX_REAL pxk_svEllipticCostDif(PX_MDC int q, PX_REAL alpha, PX_REAL mu, PX_REAL dm) {
+  PXR u0 = PXK_E(efc_sv_quad, q + 3);
+  PXR v0 = PXK_E(efc_sv_quad, q + 4);
+  PXR uu = PXK_E(efc_sv_quad, q + 5);
+  PXR uv = PXK_E(efc_sv_quad, q + 6);
+  PXR vv = PXK_E(efc_sv_quad, q + 7);
+  PXR qd0 = PXK_E(efc_sv_quad, q);
+  PXR qd1 = PXK_E(efc_sv_quad, q + 1);
+  PXR qd2 = PXK_E(efc_sv_quad, q + 2);
+  int z0 = 0;
+  PXR t0 = PX_ZERO;
+  if (uu <= PX_R(0.0)) {
+    z0 = u0 < PX_R(0.0) ? 2 : 1;
+  } else {
+    t0 = PX_SQRT(uu);
+    PXR mt0 = mu * t0;
+    PXR b0 = mu * u0 + t0;
+    if (u0 >= mt0) {
+      z0 = 1;
+    } else if (b0 <= PX_R(0.0)) {
+      z0 = 2;
+    } else {
+      z0 = 3;
+    }
+  }
+  PXR n = u0 + alpha * v0;
+  PXR tw = PX_R(2.0) * uv + alpha * vv;
+  PXR tsqr = uu + alpha * tw;
+  int za = 0;
+  PXR t = PX_ZERO;
+  if (tsqr <= PX_R(0.0)) {
+    za = n < PX_R(0.0) ? 2 : 1;
+  } else {
+    t = PX_SQRT(tsqr);
+    PXR mt = mu * t;
+    PXR b = mu * n + t;
+    if (n >= mt) {
+      za = 1;
+    } else if (b <= PX_R(0.0)) {
+      za = 2;
+    } else {
+      za = 3;
+    }
+  }
+  if (z0 == 1 && za == 1) return PX_ZERO;
+  if (z0 == 2 && za == 2) {
+    PXR c = alpha * alpha * qd2 + alpha * qd1;
+    return c;
+  }
+  if (z0 == 3 && za == 3) {
+    PXR tsd = alpha * tw;
+    PXR td = tsd / (t + t0);
+    PXR rd = alpha * v0 - mu * td;
+    PXR r0 = u0 - mu * t0;
+    PXR c = PX_R(0.5) * dm * rd * (PX_R(2.0) * r0 + rd);
+    return c;
+  }
+  if (z0 == 3 && za == 2) {
+    PXR dq = alpha * (alpha * qd2 + qd1);
+    PXR b0 = mu * u0 + t0;
+    PXR g0 = PX_R(0.5) * dm * b0 * b0;
+    PXR c = dq + g0;
+    return c;
+  }
+  if (z0 == 2 && za == 3) {
+    PXR dq = alpha * (alpha * qd2 + qd1);
+    PXR b = mu * n + t;
+    PXR g = PX_R(0.5) * dm * b * b;
+    PXR c = dq - g;
+    return c;
+  }
+  if (z0 == 1 && za == 2) {
+    PXR c = alpha * alpha * qd2 + alpha * qd1 + qd0;
+    return c;
+  }
+  if (z0 == 1 && za == 3) {
+    PXR r = n - mu * t;
+    PXR c = PX_R(0.5) * dm * r * r;
+    return c;
+  }
+  if (z0 == 3 && za == 1) {
+    PXR r0 = u0 - mu * t0;
+    PXR c = PX_R(-0.5) * dm * r0 * r0;
+    return c;
+  }
+  if (z0 == 2 && za == 1) {
+    PXR c = -qd0;
+    return c;
+  }
+  return PX_ZERO;
 }
 
 // cost(alpha) - cost(0) and its derivatives at p[ALPHA] into p (PrimalEval, no elliptic cones)
@@ -715,6 +1018,60 @@ PX_FN void pxk_svEval(PX_MDC int nefc, int ne, int nf, PX_INOUT(PX_REAL, p, 4),
         PXR a = f * dir;
         d0 += a;
       }
+      continue;
+    }
+    if (PXK_E(efc_sv_type, i) == PXK_CNSTR_CONTACT_ELLIPTIC) {
+      int id = PXK_E(efc_sv_id, i);
+      int dim = PXK_CON(id).dim;
+      PXR mu = PXK_CON(id).mu;
+      int q = 3 * i;
+      PXR u0 = PXK_E(efc_sv_quad, q + 3);
+      PXR v0 = PXK_E(efc_sv_quad, q + 4);
+      PXR uu = PXK_E(efc_sv_quad, q + 5);
+      PXR uv = PXK_E(efc_sv_quad, q + 6);
+      PXR vv = PXK_E(efc_sv_quad, q + 7);
+      PXR dm = PXK_E(efc_sv_quad, q + 8);
+      PXR dc = pxk_svEllipticCostDif(PX_MDARGC q, alpha, mu, dm);
+      cost += dc;
+      PXR n = u0 + alpha * v0;
+      PXR tw = PX_R(2.0) * uv + alpha * vv;
+      PXR tsqr = uu + alpha * tw;
+      PXR qd1 = PXK_E(efc_sv_quad, q + 1);
+      PXR qd2 = PXK_E(efc_sv_quad, q + 2);
+      int bottom = 0;
+      if (tsqr <= PX_R(0.0)) {
+        if (n < PX_R(0.0)) bottom = 1;
+      } else {
+        PXR t = PX_SQRT(tsqr);
+        PXR mt = mu * t;
+        PXR b = mu * n + t;
+        if (n >= mt) {
+          bottom = 0;
+        } else if (b <= PX_R(0.0)) {
+          bottom = 1;
+        } else {
+          PXR n1 = v0;
+          PXR w = uv + alpha * vv;
+          PXR t1v = w / t;
+          PXR tt = t * t;
+          PXR t2v = vv / t - w * t1v / tt;
+          PXR a = n - mt;
+          PXR bb = n1 - mu * t1v;
+          PXR g1 = dm * a * bb;
+          d0 += g1;
+          PXR nmu = -mu;
+          PXR e = bb * bb + a * (nmu * t2v);
+          PXR g2 = dm * e;
+          d1 += g2;
+        }
+      }
+      if (bottom == 1) {
+        PXR g1 = PX_R(2.0) * alpha * qd2 + qd1;
+        d0 += g1;
+        PXR g2 = PX_R(2.0) * qd2;
+        d1 += g2;
+      }
+      i += dim - 1;
       continue;
     }
     PXR cost0 = start < PX_R(0.0) ? PXK_E(efc_sv_quad, 3 * i) : PX_ZERO;
@@ -915,7 +1272,7 @@ PX_FN int pxk_solNewton(PX_MDC int nv, int nefc, int ne, int nf, PX_REAL scale) 
   int done = (flgGap == 1 && flgGradient == 1) ? 1 : 0;
   if (done == 0) {
     pxk_svFactorHessian(PX_MDARGC nv, nefc);
-    pxk_svCholSolve(PX_MDARGC nv);
+    pxk_svCholSolve(PX_MDARGC nv, pxk_svNcone(PX_MDARGC nefc));
     done = (flgGradient == 1 && pxk_svDecrement(PX_MDARGC nv, scale) < tol) ? 1 : 0;
   }
   if (done == 0) {
@@ -944,7 +1301,7 @@ PX_FN int pxk_solNewton(PX_MDC int nv, int nefc, int ne, int nf, PX_REAL scale) 
     qg[0] = pxk_svUpdateConstraint(PX_MDARGC nv, nefc, ne, nf);
     pxk_svHessianIncremental(PX_MDARGC nv, nefc);
     pxk_svGrad(PX_MDARGC nv);
-    pxk_svCholSolve(PX_MDARGC nv);
+    pxk_svCholSolve(PX_MDARGC nv, pxk_svNcone(PX_MDARGC nefc));
     PXR improvement = scale * impr[0];
     PXR gradient = pxk_svGradNorm(PX_MDARGC nv, scale);
     PXR decrement = pxk_svDecrement(PX_MDARGC nv, scale);
@@ -975,7 +1332,7 @@ PX_FN void pxk_svWarmstart(PX_MDC int nv, int nefc, int ne, int nf) {
       PXR v = PXK_E(efc_sv_Jaref, i) - PXK_E(efc_sv_aref, i);
       PXK_E(efc_sv_Jaref, i) = v;
     }
-    PXR cw = pxk_svUpdate(PX_MDARGC nv, nefc, ne, nf, 0);
+    PXR cw = pxk_svUpdate(PX_MDARGC nv, nefc, ne, nf, 0, 0);
     PXK_SVMULM_BODY(efc_sv_Ma, efc_sv_qacc, nv)
     for (int i = 0; i < nv; i++) {
       PXR a = PXK_E(efc_sv_Ma, i) - PXK_E(efc_sv_qfrc_smooth, i);
@@ -983,7 +1340,7 @@ PX_FN void pxk_svWarmstart(PX_MDC int nv, int nefc, int ne, int nf) {
       PXR t = PX_R(0.5) * a * b;
       cw += t;
     }
-    PXR cs = pxk_svUpdate(PX_MDARGC nv, nefc, ne, nf, 1);
+    PXR cs = pxk_svUpdate(PX_MDARGC nv, nefc, ne, nf, 1, 0);
     if (cw > cs) {
       for (int i = 0; i < nv; i++) PXK_E(efc_sv_qacc, i) = PXK_E(efc_sv_qacc_smooth, i);
     }

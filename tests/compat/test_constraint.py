@@ -15,7 +15,7 @@ Both island settings are compared: MuJoCo 3.12's default (islands: the solver ru
 with island-local scaling and stopping; data.nisland and the island order checked) and the island
 flag disabled (one monolithic solve). Corpus models run with contacts where phalanx has the
 colliders they need, else with contacts disabled by flag; the small models below cover every row
-kind (contacts: frictionless and pyramidal condim 3, 4, 6).
+kind (contacts: frictionless, pyramidal and elliptic condim 3, 4, 6).
 
 `make test` runs the small models and a few corpus models; `--full` adds every corpus model
 phalanx can compile and step with contacts disabled, reporting why the others are skipped.
@@ -186,7 +186,8 @@ CONTACTS = """
 </mujoco>
 """
 
-SMALL = {"limits": LIMITS, "friction": FRICTION, "equality": EQUALITY, "contacts": CONTACTS}
+SMALL = {"limits": LIMITS, "friction": FRICTION, "equality": EQUALITY, "contacts": CONTACTS,
+         "elliptic": CONTACTS.replace('impratio="3"', 'impratio="3" cone="elliptic"')}
 
 TESTDATA = ("mujoco", "test", "engine", "testdata")
 FAST_CORPUS = [
@@ -245,7 +246,7 @@ def load_corpus(path, island=False):
         phalanx.forward(ours, phalanx.Data(ours))
         return ours, ref
     except NotImplementedError as e:
-        if "collider" not in str(e) and "elliptic" not in str(e):
+        if "collider" not in str(e):
             pytest.skip(f"phalanx refuses it: {str(e)[:120]}")
     prepare(ours, ref, CONTACT)
     try:
@@ -395,6 +396,10 @@ def test_options(island):
     ours.opt.tolerance = ref.opt.tolerance = 0  # every iteration, to the iteration limit
     ours.opt.iterations = ref.opt.iterations = 7
     check_states(ours, ref, seed=5)
+    ours, ref = load_small(SMALL["elliptic"], island)
+    ours.opt.tolerance = ref.opt.tolerance = 0
+    ours.opt.iterations = ref.opt.iterations = 4
+    check_states(ours, ref, seed=9)
     ours, ref = load_small(CONTACTS, island)
     for tol, it, ls in ((0, 5, 50), (1e-12, 100, 2), (1e-3, 100, 50)):
         ours.opt.tolerance = ref.opt.tolerance = tol
@@ -422,7 +427,6 @@ def test_cnstrfull():
     ("solver", 1, "CG constraint solver"),
     ("jacobian", 1, "sparse constraint Jacobian"),
     ("noslip_iterations", 3, "noslip"),
-    ("cone", 1, "elliptic friction cones"),
 ])
 def test_refused(option, value, message):
     ours, _ = load_small(CONTACTS)
