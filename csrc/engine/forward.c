@@ -117,10 +117,13 @@ static pxtStatus smoothCheck(const pxModel* m, pxStatus* st) {
 // the constraint stage of the CPU (kern/constraint.h, kern/solver.h): what it refuses by name
 static pxtStatus constraintCheck(const pxModel* m, pxStatus* st) {
   if (constraintNone(m)) return PX_OK;
-  if (m->opt.solver != PX_SOL_NEWTON) {
+  if (m->opt.solver == PX_SOL_PGS) {
     return PX_FAIL(st, PX_ERR_UNSUPPORTED,
-                   "forward: the %s constraint solver is not supported yet (solver newton only)",
-                   m->opt.solver == PX_SOL_PGS ? "PGS" : "CG");
+                   "forward: the PGS constraint solver is not supported yet (solver newton or "
+                   "cg)");
+  }
+  if (m->opt.solver != PX_SOL_NEWTON && m->opt.solver != PX_SOL_CG) {
+    return PX_FAIL(st, PX_ERR_ARG, "forward: invalid constraint solver %d", m->opt.solver);
   }
   if (m->opt.noslip_iterations > 0) {
     return PX_FAIL(st, PX_ERR_UNSUPPORTED,

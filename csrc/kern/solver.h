@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // The constraint solver of MuJoCo 3.12's mj_fwdConstraint in the kernel dialect: constraint
 // islands (mj_island), the warm start (best of qacc_warmstart and qacc_smooth), then the Newton
-// solver (mj_solNewton, dense Jacobian) per island, or over all rows when the island flag is
-// disabled, with its exact line search, the Hessian H = M + J' D J in a dense Cholesky factor kept
-// up to date by rank-one updates, and MuJoCo's stopping rule (improvement, gradient and Newton
-// decrement scaled by 1 / (meaninertia max(1, nv)), or by 1 / (the island's trace of M)).
-// Frictionless, pyramidal and elliptic contacts (the cone Hessians of the elliptic rows in the
-// cone zone added to a second factor, Lcone).
+// solver (mj_solNewton, dense Jacobian) or CG (mj_solCG) per island, or over all rows when the
+// island flag is disabled, with its exact line search, the Hessian H = M + J' D J in a dense
+// Cholesky factor kept up to date by rank-one updates, and MuJoCo's stopping rule (improvement,
+// gradient and Newton decrement scaled by 1 / (meaninertia max(1, nv)), or by 1 / (the island's
+// trace of M)). Frictionless, pyramidal and elliptic contacts (the cone Hessians of the elliptic
+// rows in the cone zone added to a second factor, Lcone).
 //   reads:  the rows of constraint.h (efc_J, efc_D, efc_R, efc_frictionloss, efc_aref, efc_type,
 //           efc_id), M, qLD, qLDiagInv, qfrc_smooth, qacc_smooth, qacc_warmstart
 //   writes: qacc, qfrc_constraint, efc_b, efc_force, efc_state, efc_n (solver iterations of
@@ -750,8 +750,7 @@ PX_FN void pxk_svHessianIncremental(PX_MDC int nv, int nefc) {
 
 // efc_force, efc_state, qfrc_constraint at efc_sv_Jaref, plus the Gauss cost, which is returned
 // (PrimalUpdateConstraint; the caller keeps it as quadGauss[0])
-PX_FN PX_REAL pxk_svUpdateConstraint(PX_MDC int nv, int nefc, int ne, int nf) {
-  int coneH = MOPT(cone) == PX_CONE_ELLIPTIC ? 1 : 0;
+PX_FN PX_REAL pxk_svUpdateConstraint(PX_MDC int nv, int nefc, int ne, int nf, int coneH) {
   pxk_svUpdate(PX_MDARGC nv, nefc, ne, nf, 0, coneH);
   PXR g = PX_ZERO;
   for (int i = 0; i < nv; i++) {
@@ -1247,12 +1246,54 @@ PX_FN PX_REAL pxk_svGradNorm(PX_MDC int nv, PX_REAL scale) {
   return v;
 }
 
-// the Newton solver on the problem in efc_sv_* from its qacc (mj_solPrimal with flg_Newton,
-// dense); returns the number of iterations
-PX_FN int pxk_solNewton(PX_MDC int nv, int nefc, int ne, int nf, PX_REAL scale) {
+// the CG search direction: -Mgrad + beta search with MuJoCo's Hager-Zhang beta (a restart to
+// steepest descent when conjugacy is lost, the dynamic lower bound)
+PX_FN void pxk_svCGDirection(PX_MDC int nv) {
+  for (int i = 0; i < nv; i++) {
+    PXR a = PXK_E(efc_sv_grad, i) - PXK_E(efc_sv_gradold, i);
+    PXK_E(efc_sv_graddif, i) = a;
+    PXR b = PXK_E(efc_sv_Mgrad, i) - PXK_E(efc_sv_Mgradold, i);
+    PXK_E(efc_sv_Mgraddif, i) = b;
+  }
+  PXR beta = PX_ZERO;
+  PXR dy = PX_ZERO;
+  PXK_DOT_BODY(dy, PXK_AE, efc_sv_search, 0, PXK_AE, efc_sv_graddif, 0, nv)
+  if (dy < PXK_MINVAL) {
+    beta = PX_ZERO;
+  } else {
+    PXR yMy = PX_ZERO;
+    PXR yMg = PX_ZERO;
+    PXR dg = PX_ZERO;
+    PXK_DOT_BODY(yMy, PXK_AE, efc_sv_graddif, 0, PXK_AE, efc_sv_Mgraddif, 0, nv)
+    PXK_DOT_BODY(yMg, PXK_AE, efc_sv_graddif, 0, PXK_AE, efc_sv_Mgrad, 0, nv)
+    PXK_DOT_BODY(dg, PXK_AE, efc_sv_search, 0, PXK_AE, efc_sv_grad, 0, nv)
+    PXR q = yMy / dy;
+    PXR hz = (yMg - PX_R(2.0) * q * dg) / dy;
+    PXR dd = PX_ZERO;
+    PXR gg = PX_ZERO;
+    PXK_DOT_BODY(dd, PXK_AE, efc_sv_search, 0, PXK_AE, efc_sv_search, 0, nv)
+    PXK_DOT_BODY(gg, PXK_AE, efc_sv_grad, 0, PXK_AE, efc_sv_grad, 0, nv)
+    PXR dn = PX_SQRT(dd);
+    PXR gn = PX_SQRT(gg);
+    PXR m1 = pxk_cnMin(PX_R(0.01), gn);
+    PXR den = dn * m1;
+    PXR eta = PX_R(-1.0) / pxk_cnMax(PXK_MINVAL, den);
+    beta = pxk_cnMax(eta, hz);
+  }
+  for (int i = 0; i < nv; i++) {
+    PXR nm = -PXK_E(efc_sv_Mgrad, i);
+    PXR v = nm + beta * PXK_E(efc_sv_search, i);
+    PXK_E(efc_sv_search, i) = v;
+  }
+}
+
+// the primal solvers on the problem in efc_sv_* from its qacc (mj_solPrimal, dense): Newton
+// (newton = 1) or CG with the Hager-Zhang direction update; returns the number of iterations
+PX_FN int pxk_solPrimal(PX_MDC int nv, int nefc, int ne, int nf, PX_REAL scale, int newton) {
   PXR tol = MOPT(tolerance);
   PXR qg[3];
   PXR impr[1];
+  int coneH = (newton == 1 && MOPT(cone) == PX_CONE_ELLIPTIC) ? 1 : 0;
   PXK_SVMULM_BODY(efc_sv_Ma, efc_sv_qacc, nv)
   for (int i = 0; i < nefc; i++) {
     PXR s = PX_ZERO;
@@ -1263,14 +1304,14 @@ PX_FN int pxk_solNewton(PX_MDC int nv, int nefc, int ne, int nf, PX_REAL scale) 
     PXR v = PXK_E(efc_sv_Jaref, i) - PXK_E(efc_sv_aref, i);
     PXK_E(efc_sv_Jaref, i) = v;
   }
-  qg[0] = pxk_svUpdateConstraint(PX_MDARGC nv, nefc, ne, nf);
+  qg[0] = pxk_svUpdateConstraint(PX_MDARGC nv, nefc, ne, nf, coneH);
   pxk_svGrad(PX_MDARGC nv);
-  // Mgrad = M \ grad: the convergence certificate
+  // Mgrad = M \ grad: the CG direction and the convergence certificate
   pxk_svSolveM(PX_MDARGC nv);
   int flgGap = pxk_svDecrement(PX_MDARGC nv, scale) < tol ? 1 : 0;
   int flgGradient = pxk_svGradNorm(PX_MDARGC nv, scale) < tol ? 1 : 0;
-  int done = (flgGap == 1 && flgGradient == 1) ? 1 : 0;
-  if (done == 0) {
+  int done = (flgGap == 1 && (newton == 0 || flgGradient == 1)) ? 1 : 0;
+  if (done == 0 && newton == 1) {
     pxk_svFactorHessian(PX_MDARGC nv, nefc);
     pxk_svCholSolve(PX_MDARGC nv, pxk_svNcone(PX_MDARGC nefc));
     done = (flgGradient == 1 && pxk_svDecrement(PX_MDARGC nv, scale) < tol) ? 1 : 0;
@@ -1297,21 +1338,36 @@ PX_FN int pxk_solNewton(PX_MDC int nv, int nefc, int ne, int nf, PX_REAL scale) 
       PXR a = PXK_E(efc_sv_Jaref, i) + PXK_E(efc_sv_Jv, i) * alpha;
       PXK_E(efc_sv_Jaref, i) = a;
     }
+    if (newton == 0) {
+      for (int i = 0; i < nv; i++) {
+        PXK_E(efc_sv_gradold, i) = PXK_E(efc_sv_grad, i);
+        PXK_E(efc_sv_Mgradold, i) = PXK_E(efc_sv_Mgrad, i);
+      }
+    }
     for (int i = 0; i < nefc; i++) PXK_E(efc_sv_oldstate, i) = PXK_E(efc_sv_state, i);
-    qg[0] = pxk_svUpdateConstraint(PX_MDARGC nv, nefc, ne, nf);
-    pxk_svHessianIncremental(PX_MDARGC nv, nefc);
+    qg[0] = pxk_svUpdateConstraint(PX_MDARGC nv, nefc, ne, nf, coneH);
+    if (newton == 1) pxk_svHessianIncremental(PX_MDARGC nv, nefc);
     pxk_svGrad(PX_MDARGC nv);
-    pxk_svCholSolve(PX_MDARGC nv, pxk_svNcone(PX_MDARGC nefc));
+    if (newton == 1) {
+      pxk_svCholSolve(PX_MDARGC nv, pxk_svNcone(PX_MDARGC nefc));
+    } else {
+      pxk_svSolveM(PX_MDARGC nv);
+    }
     PXR improvement = scale * impr[0];
     PXR gradient = pxk_svGradNorm(PX_MDARGC nv, scale);
-    PXR decrement = pxk_svDecrement(PX_MDARGC nv, scale);
+    PXR decrement = newton == 1 ? pxk_svDecrement(PX_MDARGC nv, scale) : PX_ZERO;
     iter++;
-    if ((improvement > PX_R(0.0) && improvement < tol) || gradient < tol || decrement < tol) {
+    if ((improvement > PX_R(0.0) && improvement < tol) || gradient < tol ||
+        (newton == 1 && decrement < tol)) {
       break;
     }
-    for (int i = 0; i < nv; i++) {
-      PXR v = PXK_E(efc_sv_Mgrad, i) * PX_R(-1.0);
-      PXK_E(efc_sv_search, i) = v;
+    if (newton == 1) {
+      for (int i = 0; i < nv; i++) {
+        PXR v = PXK_E(efc_sv_Mgrad, i) * PX_R(-1.0);
+        PXK_E(efc_sv_search, i) = v;
+      }
+    } else {
+      pxk_svCGDirection(PX_MDARGC nv);
     }
   }
   return iter;
@@ -1383,6 +1439,7 @@ PX_FN void pxk_fwdConstraint(PX_MD) {
   pxk_svWarmstart(PX_MDARGC nv, nefc, ne, nf);
   pxk_svScatter(PX_MDARGC - 1, nv, nefc);
   int nisland = PXK_EN(PX_EFC_NISLAND);
+  int newton = MOPT(solver) == PX_SOL_NEWTON ? 1 : 0;
   if ((MOPT(disableflags) & PX_DSBL_ISLAND) == 0 && nisland > 0) {
     for (int k = 0; k < nisland; k++) {
       int inv = PXK_E(efc_is_nv, k);
@@ -1394,8 +1451,8 @@ PX_FN void pxk_fwdConstraint(PX_MD) {
         inertia += PXK_E(efc_sv_M, dg);
       }
       PXR scale = PX_R(1.0) / inertia;
-      int iter =
-          pxk_solNewton(PX_MDARGC inv, inefc, PXK_E(efc_is_ne, k), PXK_E(efc_is_nf, k), scale);
+      int iter = pxk_solPrimal(PX_MDARGC inv, inefc, PXK_E(efc_is_ne, k), PXK_E(efc_is_nf, k),
+                               scale, newton);
       if (k == 0) PXK_EN(PX_EFC_NITER) = iter;
       // MuJoCo gathers the island's forces, accelerations and constraint forces back, not its
       // constraint states
@@ -1409,7 +1466,7 @@ PX_FN void pxk_fwdConstraint(PX_MD) {
     PXR nvr = PX_TOREAL(nv > 1 ? nv : 1);
     PXR den = MSTAT(meaninertia) * nvr;
     PXR scale = PX_R(1.0) / den;
-    PXK_EN(PX_EFC_NITER) = pxk_solNewton(PX_MDARGC nv, nefc, ne, nf, scale);
+    PXK_EN(PX_EFC_NITER) = pxk_solPrimal(PX_MDARGC nv, nefc, ne, nf, scale, newton);
     pxk_svScatter(PX_MDARGC - 1, nv, nefc);
   }
 }

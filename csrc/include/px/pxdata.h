@@ -94,6 +94,10 @@ typedef struct {
   X(pxtNum, efc_sv_L, PXE_NV* PXE_NV)                                            \
   X(pxtNum, efc_sv_Lcone, PXE_NV* PXE_NV)                                        \
   X(pxtNum, efc_sv_LTJ, 6 * PXE_NV)                                              \
+  X(pxtNum, efc_sv_gradold, PXE_NV)                                              \
+  X(pxtNum, efc_sv_Mgradold, PXE_NV)                                             \
+  X(pxtNum, efc_sv_graddif, PXE_NV)                                              \
+  X(pxtNum, efc_sv_Mgraddif, PXE_NV)                                             \
   /* constraint islands (mj_island): trees, dofs and rows of each island */      \
   X(int, efc_is_tree, PXE_ROWS)                                                  \
   X(int, efc_is_island, PXE_ROWS)                                                \
@@ -281,7 +285,7 @@ pxtStatus px_lengthRangeAll(pxModel* m, pxData* d, const pxLROpt* opt, pxStatus*
 pxtStatus px_forwardCheck(const pxModel* m, pxStatus* st);
 
 // PX_OK when px_forward (the CPU, with the constraint stage) supports this model and its
-// options, or the unsupported feature in st (sparse Jacobians, PGS, CG, noslip,
+// options, or the unsupported feature in st (sparse Jacobians, PGS, noslip,
 // diagexact, flex equalities, surface velocities and missing colliders are refused by name).
 pxtStatus px_forwardCheckCPU(const pxModel* m, pxStatus* st);
 
