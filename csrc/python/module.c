@@ -688,8 +688,24 @@ static PyObject* data_dir(PyObject* self, PyObject* unused) {
 #define X(type, fname, nr, nc) #fname,
       PX_DATA_FIELDS(X)
 #undef X
-          "time",
-      "model", NULL};
+          "efc_type",
+      "efc_id",
+      "efc_state",
+      "efc_J",
+      "efc_pos",
+      "efc_margin",
+      "efc_frictionloss",
+      "efc_diagA",
+      "efc_KBIP",
+      "efc_D",
+      "efc_R",
+      "efc_vel",
+      "efc_aref",
+      "efc_b",
+      "efc_force",
+      "time",
+      "model",
+      NULL};
   return py_nameList(names);
 }
 
@@ -1209,6 +1225,26 @@ static PyObject* model_copy(PyObject* self, PyObject* unused) {
 }
 
 // every per-world array and the time of a Data, as one blob
+// elements per row of a MuJoCo-visible efc array (efc_J: nv, efc_KBIP: 4), 0 for phalanx scratch
+static size_t efcRowWidth(const char* name, int nv) {
+  if (!strncmp(name, "efc_sv_", 7) || !strncmp(name, "efc_cn_", 7) ||
+      !strncmp(name, "efc_is_", 7)) {
+    return 0;
+  }
+  if (!strcmp(name, "efc_J")) return (size_t)nv;
+  if (!strcmp(name, "efc_KBIP")) return 4;
+  return 1;
+}
+
+// bytes of the constraint rows in _to_bytes: the counts, then nefc rows of each visible array
+static size_t efcBytes(const pxModel* m, int nefc) {
+  size_t n = PX_EFC_NCOUNT * sizeof(int);
+#define X(type, name, sz) n += (size_t)nefc * efcRowWidth(#name, m->nv) * sizeof(type);
+  PX_EFC_FIELDS(X)
+#undef X
+  return n;
+}
+
 static PyObject* data_to_bytes(PyObject* self, PyObject* unused) {
   (void)unused;
   DataObject* dob = (DataObject*)self;
@@ -1220,6 +1256,8 @@ static PyObject* data_to_bytes(PyObject* self, PyObject* unused) {
 #undef X
   int ncon = *dob->d.ncon;
   n += sizeof(int) + (size_t)ncon * sizeof(pxContact);
+  int nefc = dob->d.efc_n[PX_EFC_NEFC];
+  n += efcBytes(m, nefc);
   PyObject* out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)n);
   if (!out) return NULL;
   char* p = PyBytes_AS_STRING(out);
@@ -1235,6 +1273,17 @@ static PyObject* data_to_bytes(PyObject* self, PyObject* unused) {
 #undef X
   memcpy(p, &ncon, sizeof(int));
   memcpy(p + sizeof(int), dob->d.contact, (size_t)ncon * sizeof(pxContact));
+  p += sizeof(int) + (size_t)ncon * sizeof(pxContact);
+  memcpy(p, dob->d.efc_n, PX_EFC_NCOUNT * sizeof(int));
+  p += PX_EFC_NCOUNT * sizeof(int);
+#define X(type, name, sz)                                                \
+  {                                                                      \
+    size_t k_ = (size_t)nefc * efcRowWidth(#name, m->nv) * sizeof(type); \
+    memcpy(p, dob->d.name, k_);                                          \
+    p += k_;                                                             \
+  }
+  PX_EFC_FIELDS(X)
+#undef X
   return out;
 }
 
@@ -1249,14 +1298,18 @@ static PyObject* data_set_bytes(PyObject* self, PyObject* args) {
   PX_DATA_FIELDS(X)
 #undef X
   // the arrays, then the contact count and that many contact records
-  int ncon = -1;
+  int ncon = -1, nefc = -1;
   if ((size_t)b.len >= n + sizeof(int)) memcpy(&ncon, (const char*)b.buf + n, sizeof(int));
-  if (ncon < 0 || ncon > dob->d.nconmax ||
-      (size_t)b.len != n + sizeof(int) + (size_t)ncon * sizeof(pxContact)) {
+  size_t ne = n + sizeof(int) + (size_t)(ncon > 0 ? ncon : 0) * sizeof(pxContact);
+  if (ncon >= 0 && (size_t)b.len >= ne + sizeof(int)) {
+    memcpy(&nefc, (const char*)b.buf + ne, sizeof(int));
+  }
+  if (ncon < 0 || ncon > dob->d.nconmax || nefc < 0 || nefc > dob->d.nefcmax ||
+      (size_t)b.len != ne + efcBytes(m, nefc)) {
     PyBuffer_Release(&b);
     PyErr_Format(PyExc_ValueError,
                  "Data._set_bytes: %zd bytes; this model's Data has %zu, then the contact count "
-                 "(at most %d) and the contacts",
+                 "(at most %d), the contacts and the constraint rows",
                  (Py_ssize_t)b.len, n, dob->d.nconmax);
     return NULL;
   }
@@ -1278,6 +1331,17 @@ static PyObject* data_set_bytes(PyObject* self, PyObject* args) {
 #undef X
   memcpy(dob->d.contact, p + sizeof(int), (size_t)ncon * sizeof(pxContact));
   *dob->d.ncon = ncon;
+  p += sizeof(int) + (size_t)ncon * sizeof(pxContact);
+  memcpy(dob->d.efc_n, p, PX_EFC_NCOUNT * sizeof(int));
+  p += PX_EFC_NCOUNT * sizeof(int);
+#define X(type, name, sz)                                                \
+  {                                                                      \
+    size_t k_ = (size_t)nefc * efcRowWidth(#name, m->nv) * sizeof(type); \
+    memcpy(dob->d.name, p, k_);                                          \
+    p += k_;                                                             \
+  }
+  PX_EFC_FIELDS(X)
+#undef X
   PyBuffer_Release(&b);
   Py_RETURN_NONE;
 }
@@ -2258,7 +2322,22 @@ PyMODINIT_FUNC PyInit__core(void) {
 #define X(type, fname, nr, nc) #fname,
       PX_DATA_FIELDS(X)
 #undef X
-          NULL};
+          "efc_type",
+      "efc_id",
+      "efc_state",
+      "efc_J",
+      "efc_pos",
+      "efc_margin",
+      "efc_frictionloss",
+      "efc_diagA",
+      "efc_KBIP",
+      "efc_D",
+      "efc_R",
+      "efc_vel",
+      "efc_aref",
+      "efc_b",
+      "efc_force",
+      NULL};
   if (addNames(mod, "MODEL_SIZES", sizes) < 0 || addNames(mod, "MODEL_FIELDS", mfields) < 0 ||
       addNames(mod, "DATA_FIELDS", dfields) < 0) {
     Py_DECREF(mod);

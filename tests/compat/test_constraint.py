@@ -473,3 +473,18 @@ def test_corpus(cons_model, island):
     ours, ref = load_corpus(cons_model, island)
     check_states(ours, ref, seed=6)
     check_trajectory(ours, ref, seed=7, scale=0.1)
+
+
+def test_copy_pickle():
+    """copy.copy and pickle carry the constraint rows and counts, as MuJoCo's copies do."""
+    import copy
+    import pickle
+
+    ours = phalanx.Model.from_xml_string(CONTACTS)
+    d = phalanx.Data(ours)
+    phalanx.forward(ours, d)
+    assert d.nefc > 0
+    for c in (copy.copy(d), pickle.loads(pickle.dumps(d))):
+        assert (c.nefc, c.ne, c.nf, c.nl, c.ncon) == (d.nefc, d.ne, d.nf, d.nl, d.ncon)
+        for name in ("efc_type", "efc_id", "efc_state") + ROW_FIELDS + ("efc_force",):
+            np.testing.assert_array_equal(getattr(c, name), getattr(d, name), err_msg=name)
