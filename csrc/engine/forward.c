@@ -182,6 +182,8 @@ pxtStatus px_forwardCheckCPU(const pxModel* m, pxStatus* st) {
 
 int px_efcCapacity(const pxModel* m) {
   if (m->njmax >= 0) return m->njmax;
+  // as px_contactCapacity: storage made while the constraint stage is disabled holds no row
+  if (DSBL(PX_DSBL_CONSTRAINT)) return 0;
   long n = 0;
   for (int i = 0; i < m->neq; i++) {
     int t = m->eq_type[i];

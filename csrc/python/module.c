@@ -688,24 +688,8 @@ static PyObject* data_dir(PyObject* self, PyObject* unused) {
 #define X(type, fname, nr, nc) #fname,
       PX_DATA_FIELDS(X)
 #undef X
-          "efc_type",
-      "efc_id",
-      "efc_state",
-      "efc_J",
-      "efc_pos",
-      "efc_margin",
-      "efc_frictionloss",
-      "efc_diagA",
-      "efc_KBIP",
-      "efc_D",
-      "efc_R",
-      "efc_vel",
-      "efc_aref",
-      "efc_b",
-      "efc_force",
-      "time",
-      "model",
-      NULL};
+          "time",
+      "model", NULL};
   return py_nameList(names);
 }
 
@@ -2322,22 +2306,7 @@ PyMODINIT_FUNC PyInit__core(void) {
 #define X(type, fname, nr, nc) #fname,
       PX_DATA_FIELDS(X)
 #undef X
-          "efc_type",
-      "efc_id",
-      "efc_state",
-      "efc_J",
-      "efc_pos",
-      "efc_margin",
-      "efc_frictionloss",
-      "efc_diagA",
-      "efc_KBIP",
-      "efc_D",
-      "efc_R",
-      "efc_vel",
-      "efc_aref",
-      "efc_b",
-      "efc_force",
-      NULL};
+          NULL};
   if (addNames(mod, "MODEL_SIZES", sizes) < 0 || addNames(mod, "MODEL_FIELDS", mfields) < 0 ||
       addNames(mod, "DATA_FIELDS", dfields) < 0) {
     Py_DECREF(mod);

@@ -185,7 +185,8 @@ int px_contactCapacity(const pxModel* m);
 // Constraint row capacity per world: <size njmax> when given, else the static bound (every
 // equality's rows, a row per dof and tendon with friction loss, two per limited hinge, slide and
 // tendon, one per limited ball joint, and px_contactCapacity contacts of the largest pyramid the
-// model's condims make), at most PX_NEFCMAX_CAP. Rows beyond it: MuJoCo's CNSTRFULL, no rows.
+// model's condims make), at most PX_NEFCMAX_CAP; 0 when the constraint flag is disabled (as the
+// contact capacity). Rows beyond it: MuJoCo's CNSTRFULL, no rows.
 #define PX_NEFCMAX_CAP 20000
 int px_efcCapacity(const pxModel* m);
 pxtStatus px_collisionCheck(const pxModel* m, pxStatus* st);
