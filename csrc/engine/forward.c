@@ -117,12 +117,12 @@ static pxtStatus smoothCheck(const pxModel* m, pxStatus* st) {
 // the constraint stage of the CPU (kern/constraint.h, kern/solver.h): what it refuses by name
 static pxtStatus constraintCheck(const pxModel* m, pxStatus* st) {
   if (constraintNone(m)) return PX_OK;
-  if (m->opt.solver == PX_SOL_PGS) {
+  if (m->opt.solver == PX_SOL_PGS && m->opt.cone == PX_CONE_ELLIPTIC && contactPossible(m)) {
     return PX_FAIL(st, PX_ERR_UNSUPPORTED,
-                   "forward: the PGS constraint solver is not supported yet (solver newton or "
-                   "cg)");
+                   "forward: the PGS constraint solver with elliptic friction cones is not "
+                   "supported yet (solver newton or cg, or cone pyramidal)");
   }
-  if (m->opt.solver != PX_SOL_NEWTON && m->opt.solver != PX_SOL_CG) {
+  if (m->opt.solver != PX_SOL_NEWTON && m->opt.solver != PX_SOL_CG && m->opt.solver != PX_SOL_PGS) {
     return PX_FAIL(st, PX_ERR_ARG, "forward: invalid constraint solver %d", m->opt.solver);
   }
   if (m->opt.noslip_iterations > 0) {
@@ -134,11 +134,6 @@ static pxtStatus constraintCheck(const pxModel* m, pxStatus* st) {
                    "forward: the sparse constraint Jacobian (jacobian sparse, or auto with nv >= "
                    "60; nv = %d) is not supported yet (jacobian dense)",
                    m->nv);
-  }
-  if (m->opt.enableflags & PX_ENBL_DIAGEXACT) {
-    return PX_FAIL(st, PX_ERR_UNSUPPORTED,
-                   "forward: the exact constraint diagonal (enableflags diagexact) is not "
-                   "supported yet");
   }
   if (!DSBL(PX_DSBL_EQUALITY)) {
     for (int i = 0; i < m->neq; i++) {
@@ -178,6 +173,10 @@ pxtStatus px_forwardCheckCPU(const pxModel* m, pxStatus* st) {
   pxtStatus code = smoothCheck(m, st);
   if (code != PX_OK) return code;
   return constraintCheck(m, st);
+}
+
+int px_efcDual(const pxModel* m) {
+  return m->opt.solver == PX_SOL_PGS || (m->opt.enableflags & PX_ENBL_DIAGEXACT) != 0;
 }
 
 int px_efcCapacity(const pxModel* m) {
@@ -220,9 +219,15 @@ pxtStatus px_forward(const pxModel* m, pxData* d, pxStatus* st) {
     if (d->ncon) *d->ncon = 0;
     return PX_OK;
   }
+  if (px_efcDual(m) && !d->efcdual && d->nefcmax > 0) {
+    return PX_FAIL(st, PX_ERR_UNSUPPORTED,
+                   "forward: this Data was made while the model used neither the PGS solver nor "
+                   "diagexact, so it has no room for their matrices; make a new Data");
+  }
   pxk_collision(m, d);
   pxk_makeConstraint(m, d);
   pxk_island(m, d);
+  pxk_projectConstraint(m, d);
   pxk_referenceConstraint(m, d);
   pxk_fwdConstraint(m, d);
   return PX_OK;

@@ -156,6 +156,8 @@ pxWorlds* px_makeWorlds(const pxModel* m, int nworld, pxStatus* st) {
   int nefcmax = px_efcCapacity(m);
   size_t PXE_ROWS = (size_t)nefcmax, PXE_NV = (size_t)m->nv, PXE_NC = (size_t)m->nC;
   size_t PXE_NTREE = (size_t)m->ntree;
+  int efcdual = px_efcDual(m);
+  size_t PXE_DUAL = (size_t)efcdual;
 #define X(type, name, n) off += alignUp((size_t)nworld * (size_t)(n) * sizeof(type));
   PX_EFC_FIELDS(X)
 #undef X
@@ -197,6 +199,7 @@ pxWorlds* px_makeWorlds(const pxModel* m, int nworld, pxStatus* st) {
 #undef X
   w->efc_n = (int*)(void*)(buf + off);
   w->nefcmax = nefcmax;
+  w->efcdual = efcdual;
   w->nconmax = nconmax;
   for (int i = 0; i < nworld; i++) px_resetWorld(m, w, i);
   return w;
@@ -220,12 +223,13 @@ void px_worldView(const pxWorlds* w, int world, pxData* d) {
   d->ncon = w->ncon + world;
   d->nconmax = w->nconmax;
   size_t PXE_ROWS = (size_t)w->nefcmax, PXE_NV = (size_t)m->nv, PXE_NC = (size_t)m->nC;
-  size_t PXE_NTREE = (size_t)m->ntree;
+  size_t PXE_NTREE = (size_t)m->ntree, PXE_DUAL = (size_t)w->efcdual;
 #define X(type, name, n) d->name = w->name + (size_t)world * (size_t)(n);
   PX_EFC_FIELDS(X)
 #undef X
   d->efc_n = w->efc_n + (size_t)world * PX_EFC_NCOUNT;
   d->nefcmax = w->nefcmax;
+  d->efcdual = w->efcdual;
 }
 
 void px_resetWorld(const pxModel* m, pxWorlds* w, int world) {

@@ -1412,6 +1412,318 @@ PX_FN void pxk_svWarmstart(PX_MDC int nv, int nefc, int ne, int nf) {
   }
 }
 
+//---------------------------------- dual solver (PGS) ---------------------------------------------
+
+PXK_DEFINE_SOLVEM(pxk_solveM_qacc, qacc)
+
+// Y = J M^-1/2 (mj_solveM2 on the rows of J), the exact diagonal of A when diagexact (then the
+// impedance again), AR = Y Y' + diag(R) for the dual solver (mj_projectConstraint, dense)
+PX_FN void pxk_projectConstraint(PX_MD) {
+  int nv = MS(nv);
+  int nefc = PXK_EN(PX_EFC_NEFC);
+  int dual = MOPT(solver) == PX_SOL_PGS ? 1 : 0;
+  int exact = (MOPT(enableflags) & PX_ENBL_DIAGEXACT) != 0 ? 1 : 0;
+  if (nefc == 0 || (dual == 0 && exact == 0)) return;
+  // sqrt(D)^-1 of M's factor (efc_sv_cholupd as scratch)
+  for (int i = 0; i < nv; i++) {
+    int dg = M(M_rowadr, i) + M(M_rownnz, i) - 1;
+    PXR sq = PX_SQRT(D(qLD, dg));
+    PXK_E(efc_sv_cholupd, i) = PX_R(1.0) / sq;
+  }
+  for (int k = 0; k < nefc * nv; k++) PXK_E(efc_pg_Y, k) = PXK_E(efc_J, k);
+  for (int i = nv - 1; i > 0; i--) {
+    if (M(dof_simplenum, i) != 0) continue;
+    int start = M(M_rowadr, i);
+    int end = start + M(M_rownnz, i) - 1;
+    for (int r = 0; r < nefc; r++) {
+      PXR xi = PXK_E(efc_pg_Y, r * nv + i);
+      if (xi != PX_R(0.0)) {
+        for (int a = start; a < end; a++) {
+          int c = r * nv + M(M_colind, a);
+          PXR v = PXK_E(efc_pg_Y, c) - D(qLD, a) * xi;
+          PXK_E(efc_pg_Y, c) = v;
+        }
+      }
+    }
+  }
+  for (int i = 0; i < nv; i++) {
+    PXR s = PXK_E(efc_sv_cholupd, i);
+    for (int r = 0; r < nefc; r++) {
+      PXR v = PXK_E(efc_pg_Y, r * nv + i) * s;
+      PXK_E(efc_pg_Y, r * nv + i) = v;
+    }
+  }
+  if (exact == 1) {
+    for (int i = 0; i < nefc; i++) {
+      PXR a = PX_ZERO;
+      PXK_DOT_BODY(a, PXK_AE, efc_pg_Y, i * nv, PXK_AE, efc_pg_Y, i * nv, nv)
+      PXK_E(efc_diagA, i) = a;
+    }
+    pxk_cnMakeImpedance(PX_MDARG);
+  }
+  if (dual == 1) {
+    // AR = Y Y' (mju_sqrMatTD of Y' with its upper triangle), then + R on the diagonal
+    for (int k = 0; k < nefc * nefc; k++) PXK_E(efc_pg_AR, k) = PX_R(0.0);
+    for (int i = 0; i < nefc; i++) {
+      for (int j = 0; j < nv; j++) {
+        PXR t = PXK_E(efc_pg_Y, i * nv + j);
+        if (t == PX_R(0.0)) continue;
+        for (int k = 0; k <= i; k++) {
+          PXR v = PXK_E(efc_pg_AR, i * nefc + k) + PXK_E(efc_pg_Y, k * nv + j) * t;
+          PXK_E(efc_pg_AR, i * nefc + k) = v;
+        }
+      }
+    }
+    for (int i = 0; i < nefc; i++) {
+      for (int j = i + 1; j < nefc; j++) {
+        PXK_E(efc_pg_AR, i * nefc + j) = PXK_E(efc_pg_AR, j * nefc + i);
+      }
+    }
+    for (int r = 0; r < nefc; r++) {
+      PXR v = PXK_E(efc_pg_AR, r * (nefc + 1)) + PXK_E(efc_R, r);
+      PXK_E(efc_pg_AR, r * (nefc + 1)) = v;
+    }
+  }
+}
+
+// global row of list position c of island isl (-1: every row)
+PX_FN int pxk_pgRow(PX_MDC int isl, int c) {
+  return isl < 0 ? c : PXK_E(efc_is_iefc2efc, PXK_E(efc_is_iefcadr, isl) + c);
+}
+
+// the dual constraint states of the listed rows from efc_force (dualState, no elliptic cones);
+// returns the number of active rows
+PX_FN int pxk_pgState(PX_MDC int isl, int ne, int nf, int nefc) {
+  int nactive = ne + nf;
+  for (int c = 0; c < nefc; c++) {
+    int i = pxk_pgRow(PX_MDARGC isl, c);
+    PXR f = PXK_E(efc_force, i);
+    if (c < ne) {
+      PXK_E(efc_state, i) = PXK_CNSTRSTATE_QUADRATIC;
+    } else if (c < ne + nf) {
+      PXR fl = PXK_E(efc_frictionloss, i);
+      PXR nfl = -fl;
+      if (f <= nfl) {
+        PXK_E(efc_state, i) = PXK_CNSTRSTATE_LINEARPOS;
+      } else if (f >= fl) {
+        PXK_E(efc_state, i) = PXK_CNSTRSTATE_LINEARNEG;
+      } else {
+        PXK_E(efc_state, i) = PXK_CNSTRSTATE_QUADRATIC;
+      }
+    } else if (f <= PX_R(0.0)) {
+      PXK_E(efc_state, i) = PXK_CNSTRSTATE_SATISFIED;
+    } else {
+      PXK_E(efc_state, i) = PXK_CNSTRSTATE_QUADRATIC;
+      nactive++;
+    }
+  }
+  return nactive;
+}
+
+// the next number of MuJoCo's PCG32 generator (pcg32_next); st = (state, increment)
+PX_FN PX_UINT pxk_pgRand(PX_INOUT(uint64_t, st, 2)) {
+  uint64_t old = st[0];
+  st[0] = old * 6364136223846793005UL + (st[1] | 1UL);
+  PX_UINT xs = PX_TOUINT(((old >> 18u) ^ old) >> 27u);
+  PX_UINT rot = PX_TOUINT(old >> 59u);
+  PX_UINT nrot = (0u - rot) & 31u;
+  return (xs >> rot) | (xs << nrot);
+}
+
+// projected Gauss-Seidel over the listed rows (solPGS without elliptic cones): Nesterov momentum
+// with adaptive restart, a shuffled sweep order from MuJoCo's fixed seed, the cost-change guard;
+// returns the number of iterations
+PX_FN int pxk_solPGS(PX_MDC int isl, int ne, int nf, int nefc) {
+  int gnefc = PXK_EN(PX_EFC_NEFC);
+  int gnv = MS(nv);
+  PXR nvr = PX_TOREAL(gnv > 1 ? gnv : 1);
+  PXR den = MSTAT(meaninertia) * nvr;
+  PXR scale = PX_R(1.0) / den;
+  for (int c = 0; c < nefc; c++) {
+    int i = pxk_pgRow(PX_MDARGC isl, c);
+    PXR a = PX_R(1.0) / PXK_E(efc_pg_AR, i * (gnefc + 1));
+    PXK_E(efc_pg_ARinv, c) = a;
+    PXK_E(efc_pg_prev, c) = PXK_E(efc_force, i);
+  }
+  pxk_pgState(PX_MDARGC isl, ne, nf, nefc);
+  int nblocks = nefc;
+  for (int c = 0; c < nefc; c++) PXK_E(efc_pg_block, c) = c;
+  uint64_t rng[2];
+  rng[0] = 0UL;
+  rng[1] = 1UL;
+  pxk_pgRand(rng);
+  int iter = 0;
+  int nk = 0;
+  while (iter < MOPT(iterations)) {
+    PXR beta = PX_ZERO;
+    if (iter > 0) {
+      PXR a = PX_TOREAL(nk - 1);
+      PXR b = PX_TOREAL(nk + 2);
+      beta = a / b;
+    }
+    if (beta > PX_R(0.0)) {
+      for (int c = 0; c < nefc; c++) {
+        int i = pxk_pgRow(PX_MDARGC isl, c);
+        PXR fs = PXK_E(efc_force, i);
+        PXR dlt = fs - PXK_E(efc_pg_prev, c);
+        PXR f = fs + beta * dlt;
+        PXK_E(efc_force, i) = f;
+        PXK_E(efc_pg_prev, c) = fs;
+      }
+      for (int c = ne; c < ne + nf; c++) {
+        int i = pxk_pgRow(PX_MDARGC isl, c);
+        PXR fl = PXK_E(efc_frictionloss, i);
+        PXR nfl = -fl;
+        PXR f = PXK_E(efc_force, i);
+        PXK_E(efc_force, i) = f < nfl ? nfl : (f > fl ? fl : f);
+      }
+      for (int c = ne + nf; c < nefc; c++) {
+        int i = pxk_pgRow(PX_MDARGC isl, c);
+        if (PXK_E(efc_force, i) < PX_R(0.0)) PXK_E(efc_force, i) = PX_R(0.0);
+      }
+    } else {
+      for (int c = 0; c < nefc; c++)
+        PXK_E(efc_pg_prev, c) = PXK_E(efc_force, pxk_pgRow(PX_MDARGC isl, c));
+    }
+    for (int c = 0; c < nefc; c++)
+      PXK_E(efc_pg_mom, c) = PXK_E(efc_force, pxk_pgRow(PX_MDARGC isl, c));
+    PXR improvement = PX_ZERO;
+    // shuffle the visiting order (Fisher-Yates)
+    for (int k = nblocks - 1; k > 0; k--) {
+      PX_UINT rnd = pxk_pgRand(rng);
+      int j = PX_INT(rnd % PX_TOUINT(k + 1));
+      int tmp = PXK_E(efc_pg_block, k);
+      PXK_E(efc_pg_block, k) = PXK_E(efc_pg_block, j);
+      PXK_E(efc_pg_block, j) = tmp;
+    }
+    for (int bi = 0; bi < nblocks; bi++) {
+      int c = PXK_E(efc_pg_block, bi);
+      int i = pxk_pgRow(PX_MDARGC isl, c);
+      PXR dt = PX_ZERO;
+      PXK_DOT_BODY(dt, PXK_AE, efc_pg_AR, i * gnefc, PXK_AE, efc_force, 0, gnefc)
+      PXR res = PXK_E(efc_b, i) + dt;
+      PXR old = PXK_E(efc_force, i);
+      PXR step = res * PXK_E(efc_pg_ARinv, c);
+      PXR f = old - step;
+      if (c >= ne && c < ne + nf) {
+        PXR fl = PXK_E(efc_frictionloss, i);
+        PXR nfl = -fl;
+        if (f < nfl) {
+          f = nfl;
+        } else if (f > fl) {
+          f = fl;
+        }
+      } else if (c >= ne + nf) {
+        if (f < PX_R(0.0)) f = PX_R(0.0);
+      }
+      PXR athis = PX_R(1.0) / PXK_E(efc_pg_ARinv, c);
+      PXR delta = f - old;
+      PXR change = PX_R(0.5) * delta * delta * athis + delta * res;
+      if (change > PX_R(1e-10)) {
+        f = old;
+        change = PX_ZERO;
+      }
+      PXK_E(efc_force, i) = f;
+      improvement -= change;
+    }
+    pxk_pgState(PX_MDARGC isl, ne, nf, nefc);
+    improvement *= scale;
+    int restart = 0;
+    if (iter > 0) {
+      PXR dot = PX_ZERO;
+      for (int c = 0; c < nefc; c++) {
+        int i = pxk_pgRow(PX_MDARGC isl, c);
+        PXR corr = PXK_E(efc_force, i) - PXK_E(efc_pg_mom, c);
+        PXR extr = PXK_E(efc_pg_mom, c) - PXK_E(efc_pg_prev, c);
+        dot += corr * extr;
+      }
+      restart = dot < PX_R(0.0) ? 1 : 0;
+    }
+    nk = restart == 1 ? 0 : nk + 1;
+    iter++;
+    if (improvement < MOPT(tolerance)) break;
+  }
+  return iter;
+}
+
+// the PGS warm start: the forces of qacc_warmstart unless zero forces cost less (warmstart)
+PX_FN void pxk_pgWarmstart(PX_MD) {
+  int nv = MS(nv);
+  int nefc = PXK_EN(PX_EFC_NEFC);
+  int ne = PXK_EN(PX_EFC_NE);
+  int nf = PXK_EN(PX_EFC_NF);
+  pxk_svGather(PX_MDARGC - 1, nv, nefc);
+  if ((MOPT(disableflags) & PX_DSBL_WARMSTART) == 0) {
+    for (int i = 0; i < nv; i++) PXK_E(efc_sv_qacc, i) = D(qacc_warmstart, i);
+    for (int i = 0; i < nefc; i++) {
+      PXR s = PX_ZERO;
+      PXK_DOT_BODY(s, PXK_AE, efc_sv_J, i * nv, PXK_AE, efc_sv_qacc, 0, nv)
+      PXR v = s - PXK_E(efc_sv_aref, i);
+      PXK_E(efc_sv_Jaref, i) = v;
+    }
+    pxk_svUpdate(PX_MDARGC nv, nefc, ne, nf, 0, 0);
+    PXR cw = PX_ZERO;
+    PXK_DOT_BODY(cw, PXK_AE, efc_sv_force, 0, PXK_AE, efc_sv_b, 0, nefc)
+    PXR q = PX_ZERO;
+    for (int r = 0; r < nefc; r++) {
+      PXR a = PX_ZERO;
+      PXK_DOT_BODY(a, PXK_AE, efc_pg_AR, r * nefc, PXK_AE, efc_sv_force, 0, nefc)
+      PXK_E(efc_sv_Jv, r) = a;
+    }
+    PXK_DOT_BODY(q, PXK_AE, efc_sv_force, 0, PXK_AE, efc_sv_Jv, 0, nefc)
+    PXR hq = PX_R(0.5) * q;
+    cw += hq;
+    if (cw > PX_R(0.0)) {
+      for (int i = 0; i < nefc; i++) PXK_E(efc_sv_force, i) = PX_R(0.0);
+      for (int i = 0; i < nv; i++) PXK_E(efc_sv_qfrc_constraint, i) = PX_R(0.0);
+    }
+    if (PXK_EN(PX_EFC_NISLAND) > 0) {
+      for (int i = PXK_EN(PX_EFC_NIDOF); i < nv; i++) {
+        int dof = PXK_E(efc_is_idof2dof, i);
+        PXK_E(efc_sv_qacc, dof) = PXK_E(efc_sv_qacc_smooth, dof);
+      }
+    }
+  } else {
+    for (int i = 0; i < nv; i++) PXK_E(efc_sv_qacc, i) = PXK_E(efc_sv_qacc_smooth, i);
+    for (int i = 0; i < nefc; i++) PXK_E(efc_sv_force, i) = PX_R(0.0);
+  }
+  pxk_svScatter(PX_MDARGC - 1, nv, nefc);
+}
+
+// the dual solve (PGS per island, or over every row), then qfrc_constraint = J' force and
+// qacc = qacc_smooth + inv(M) qfrc_constraint (dualFinish)
+PX_FN void pxk_pgSolve(PX_MD) {
+  int nv = MS(nv);
+  int nefc = PXK_EN(PX_EFC_NEFC);
+  pxk_pgWarmstart(PX_MDARG);
+  int nisland = PXK_EN(PX_EFC_NISLAND);
+  if ((MOPT(disableflags) & PX_DSBL_ISLAND) == 0 && nisland > 0) {
+    for (int k = 0; k < nisland; k++) {
+      int iter =
+          pxk_solPGS(PX_MDARGC k, PXK_E(efc_is_ne, k), PXK_E(efc_is_nf, k), PXK_E(efc_is_nefc, k));
+      if (k == 0) PXK_EN(PX_EFC_NITER) = iter;
+    }
+  } else {
+    PXK_EN(PX_EFC_NITER) = pxk_solPGS(PX_MDARGC - 1, PXK_EN(PX_EFC_NE), PXK_EN(PX_EFC_NF), nefc);
+  }
+  for (int k = 0; k < nv; k++) D(qfrc_constraint, k) = PX_R(0.0);
+  for (int i = 0; i < nefc; i++) {
+    PXR f = PXK_E(efc_force, i);
+    if (f != PX_R(0.0)) {
+      for (int k = 0; k < nv; k++) {
+        PXR q = D(qfrc_constraint, k) + PXK_E(efc_J, i * nv + k) * f;
+        D(qfrc_constraint, k) = q;
+      }
+    }
+  }
+  for (int k = 0; k < nv; k++) D(qacc, k) = D(qfrc_constraint, k);
+  pxk_solveM_qacc(PX_MDARGC 0);
+  for (int k = 0; k < nv; k++) {
+    PXR a = D(qacc, k) + D(qacc_smooth, k);
+    D(qacc, k) = a;
+  }
+}
+
 // mj_fwdConstraint with the Newton solver (after pxk_fwdAcceleration and pxk_island): qacc,
 // qfrc_constraint, efc_b, efc_force, efc_state; per island unless the island flag is disabled
 // (MuJoCo then leaves efc_state as the warm start's last update left it)
@@ -1432,6 +1744,10 @@ PX_FN void pxk_fwdConstraint(PX_MD) {
   for (int i = 0; i < nefc; i++) {
     PXR v = PXK_E(efc_b, i) - PXK_E(efc_aref, i);
     PXK_E(efc_b, i) = v;
+  }
+  if (MOPT(solver) == PX_SOL_PGS) {
+    pxk_pgSolve(PX_MDARG);
+    return;
   }
   int ne = PXK_EN(PX_EFC_NE);
   int nf = PXK_EN(PX_EFC_NF);

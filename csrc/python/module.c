@@ -127,7 +127,7 @@ static int dataField(const pxModel* m, const pxData* d, const char* name, fieldI
 #undef X
   // the constraint rows: views of the nefc rows of the last constraint stage (MuJoCo's shapes)
   if (!strncmp(name, "efc_", 4) && strncmp(name, "efc_sv_", 7) && strncmp(name, "efc_cn_", 7) &&
-      strncmp(name, "efc_is_", 7)) {
+      strncmp(name, "efc_is_", 7) && strncmp(name, "efc_pg_", 7)) {
     npy_intp nefc = d->efc_n ? d->efc_n[PX_EFC_NEFC] : 0;
 #define X(type, fname, n)                                                             \
   if (!strcmp(name, #fname)) {                                                        \
@@ -1212,7 +1212,7 @@ static PyObject* model_copy(PyObject* self, PyObject* unused) {
 // elements per row of a MuJoCo-visible efc array (efc_J: nv, efc_KBIP: 4), 0 for phalanx scratch
 static size_t efcRowWidth(const char* name, int nv) {
   if (!strncmp(name, "efc_sv_", 7) || !strncmp(name, "efc_cn_", 7) ||
-      !strncmp(name, "efc_is_", 7)) {
+      !strncmp(name, "efc_is_", 7) || !strncmp(name, "efc_pg_", 7)) {
     return 0;
   }
   if (!strcmp(name, "efc_J")) return (size_t)nv;

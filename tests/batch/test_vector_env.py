@@ -241,6 +241,6 @@ def test_bad_input():
 
 def test_unsupported_model_refused():
     m = phalanx.Model.from_xml_path(PATH)
-    m.opt.solver = 0  # the PGS constraint solver: not supported yet
-    with pytest.raises(NotImplementedError, match="PGS"):
+    m.opt.noslip_iterations = 2  # the noslip solver: not supported yet
+    with pytest.raises(NotImplementedError, match="noslip"):
         phalanx.VectorEnv(m, 2, obs_fn, reward_fn)
