@@ -1036,4 +1036,114 @@ PX_FN void pxk_referenceConstraint(PX_MD) {
   if (PXK_EN(PX_EFC_NE) > 0) pxk_cnJdotv(PX_MDARG);
 }
 
+//---------------------------------- forces on bodies ----------------------------------------------
+
+// a world-frame torque:force pair acting at pos moved to the com of body k's tree
+// (mju_transformSpatial of a force, no rotation), added to (sgn 1) or subtracted from cfrc_ext
+PX_FN void pxk_cnApplyExt(PX_MDC PX_IN(PX_REAL, frc, 6), PX_IN(PX_REAL, pos, 3), int k, int sgn) {
+  int root = M(body_rootid, k);
+  PXR dif[3];
+  PXR f[3];
+  PXR cros[3];
+  for (int j = 0; j < 3; j++) {
+    dif[j] = D(subtree_com, 3 * root + j) - pos[j];
+    f[j] = frc[3 + j];
+  }
+  pxk_cross(cros, dif, f);
+  PXR tran[6];
+  for (int j = 0; j < 3; j++) {
+    tran[j] = frc[j] - cros[j];
+    tran[3 + j] = frc[3 + j];
+  }
+  for (int j = 0; j < 6; j++) {
+    PXR v = sgn == 1 ? D(cfrc_ext, 6 * k + j) + tran[j] : D(cfrc_ext, 6 * k + j) - tran[j];
+    D(cfrc_ext, 6 * k + j) = v;
+  }
+}
+
+// the contact and equality (connect, weld) forces of the last constraint solve added to cfrc_ext
+// (the constraint part of mj_rnePostConstraint, with mj_contactForce's decoding)
+PX_FN void pxk_cnExtForces(PX_MD) {
+  for (int i = 0; i < PXK_NCON; i++) {
+    int adr = PXK_CON(i).efc_address;
+    if (adr < 0) continue;
+    int dim = PXK_CON(i).dim;
+    PXR lf[6];
+    for (int k = 0; k < 6; k++) lf[k] = PX_R(0.0);
+    if (MOPT(cone) == PX_CONE_PYRAMIDAL) {
+      if (dim == 1) {
+        lf[0] = PXK_E(efc_force, adr);
+      } else {
+        PXR n = PX_R(0.0);
+        for (int k = 0; k < 2 * (dim - 1); k++) n += PXK_E(efc_force, adr + k);
+        lf[0] = n;
+        for (int k = 0; k < dim - 1; k++) {
+          PXR dp = PXK_E(efc_force, adr + 2 * k) - PXK_E(efc_force, adr + 2 * k + 1);
+          lf[k + 1] = dp * PXK_CON(i).friction[k];
+        }
+      }
+    } else {
+      for (int k = 0; k < dim; k++) lf[k] = PXK_E(efc_force, adr + k);
+    }
+    lf[0] -= PXK_CON(i).adhesion;
+    PXR frame[9];
+    PXR a[3];
+    PXR b[3];
+    PXR t[3];
+    PXR frc[6];
+    PXR pos[3];
+    for (int k = 0; k < 9; k++) frame[k] = PXK_CON(i).frame[k];
+    for (int k = 0; k < 3; k++) {
+      a[k] = lf[3 + k];
+      b[k] = lf[k];
+      pos[k] = PXK_CON(i).pos[k];
+    }
+    pxk_mulMatTVec3(t, frame, a);
+    for (int k = 0; k < 3; k++) frc[k] = t[k];
+    pxk_mulMatTVec3(t, frame, b);
+    for (int k = 0; k < 3; k++) frc[3 + k] = t[k];
+    int k1 = M(geom_bodyid, PXK_CON(i).geom[0]);
+    if (k1 != 0) pxk_cnApplyExt(PX_MDARGC frc, pos, k1, -1);
+    int k2 = M(geom_bodyid, PXK_CON(i).geom[1]);
+    if (k2 != 0) pxk_cnApplyExt(PX_MDARGC frc, pos, k2, 1);
+  }
+  int ne = PXK_EN(PX_EFC_NE);
+  int i = 0;
+  while (i < ne) {
+    int id = PXK_E(efc_id, i);
+    int type = M(eq_type, id);
+    if (type == PX_EQ_CONNECT || type == PX_EQ_WELD) {
+      int weld = type == PX_EQ_WELD ? 1 : 0;
+      PXR frc[6];
+      for (int k = 0; k < 3; k++) {
+        frc[3 + k] = PXK_E(efc_force, i + k);
+        frc[k] = weld == 1 ? PXK_E(efc_force, i + 3 + k) : PX_R(0.0);
+      }
+      int body = M(eq_objtype, id) == PX_OBJ_BODY ? 1 : 0;
+      for (int side = 0; side < 2; side++) {
+        int obj = side == 0 ? M(eq_obj1id, id) : M(eq_obj2id, id);
+        int k = body == 1 ? obj : M(site_bodyid, obj);
+        if (k == 0) continue;
+        PXR off[3];
+        if (body == 1) {
+          int o = side == 0 ? 3 * weld : 3 * (1 - weld);
+          PXK_GET(3, off, M, eq_data, PXK_NEQDATA * id + o);
+        } else {
+          PXK_GET(3, off, M, site_pos, 3 * obj);
+        }
+        PXR mat[9];
+        PXR t[3];
+        PXR pos[3];
+        PXK_GET(9, mat, D, xmat, 9 * k);
+        pxk_mulMatVec3(t, mat, off);
+        for (int j = 0; j < 3; j++) pos[j] = t[j] + D(xpos, 3 * k + j);
+        pxk_cnApplyExt(PX_MDARGC frc, pos, k, side == 0 ? 1 : -1);
+      }
+      i += weld == 1 ? 6 : 3;
+    } else {
+      i++;
+    }
+  }
+}
+
 #endif  // PX_KERN_CONSTRAINT_H_

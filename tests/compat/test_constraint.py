@@ -7,7 +7,8 @@ mujoco.mj_forward), after phalanx.forward:
     efc_frictionloss, efc_diagA, efc_KBIP, efc_D, efc_R, efc_vel, efc_aref within 1e-9
     (max |d| / (1 + max |x|));
   - qacc, qfrc_constraint and efc_force within 1e-6 norm-wise (tests/compat/_util.rel), the
-    states equal;
+    states equal; then cacc, cfrc_int and cfrc_ext (mj_rnePostConstraint, with the contact and
+    connect/weld forces) within 1e-6;
 and 200-step trajectories (mj_step / phalanx.step from the same state, same controls) stay
 within 1e-6 (max |d| / (1 + |x|) over qpos and qvel).
 
@@ -361,6 +362,12 @@ def check_states(ours, ref, seed, scales=(0.3, 1.0)):
         copy_state(dr, do)
         compare_forward(ours, ref, do, dr, f"state {k}")
         nrows += dr.nefc
+        # cfrc_ext with the contact and connect/weld forces (mj_rnePostConstraint)
+        mujoco.mj_rnePostConstraint(ref, dr)
+        phalanx.rnePostConstraint(ours, do)
+        for name in ("cfrc_ext", "cfrc_int", "cacc"):
+            e = rel(getattr(do, name), getattr(dr, name))
+            assert e <= SOL_TOL, f"state {k}: {name} differs by {e:.3g}"
     return nrows
 
 

@@ -351,8 +351,9 @@ void px_actuation(const pxModel* m, pxData* d);
 int px_constraintFree(const pxModel* m);
 
 // mj_rnePostConstraint (CPU executor of csrc/kern/post.h): cacc, cfrc_int and cfrc_ext from the
-// forward results (cdof, cdof_dot, cinert, cvel, qvel, qacc, xfrc_applied). Refused, computing
-// nothing, where constraint forces can arise (phalanx has no constraint stage yet).
+// forward results (cdof, cdof_dot, cinert, cvel, qvel, qacc, xfrc_applied) and the last constraint
+// solve (contact and connect/weld forces). Refused, computing nothing, for a model px_forward
+// refuses.
 pxtStatus px_rnePostConstraintCheck(const pxModel* m, pxStatus* st);
 pxtStatus px_rnePostConstraint(const pxModel* m, pxData* d, pxStatus* st);
 
