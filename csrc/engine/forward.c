@@ -125,9 +125,10 @@ static pxtStatus constraintCheck(const pxModel* m, pxStatus* st) {
   if (m->opt.solver != PX_SOL_NEWTON && m->opt.solver != PX_SOL_CG && m->opt.solver != PX_SOL_PGS) {
     return PX_FAIL(st, PX_ERR_ARG, "forward: invalid constraint solver %d", m->opt.solver);
   }
-  if (m->opt.noslip_iterations > 0) {
+  if (m->opt.noslip_iterations > 0 && m->opt.cone == PX_CONE_ELLIPTIC && contactPossible(m)) {
     return PX_FAIL(st, PX_ERR_UNSUPPORTED,
-                   "forward: the noslip solver (noslip_iterations > 0) is not supported yet");
+                   "forward: the noslip solver with elliptic friction cones is not supported yet "
+                   "(cone pyramidal, or noslip_iterations 0)");
   }
   if (m->opt.jacobian == PX_JAC_SPARSE || (m->opt.jacobian == PX_JAC_AUTO && m->nv >= 60)) {
     return PX_FAIL(st, PX_ERR_UNSUPPORTED,
@@ -176,7 +177,8 @@ pxtStatus px_forwardCheckCPU(const pxModel* m, pxStatus* st) {
 }
 
 int px_efcDual(const pxModel* m) {
-  return m->opt.solver == PX_SOL_PGS || (m->opt.enableflags & PX_ENBL_DIAGEXACT) != 0;
+  return m->opt.solver == PX_SOL_PGS || m->opt.noslip_iterations > 0 ||
+         (m->opt.enableflags & PX_ENBL_DIAGEXACT) != 0;
 }
 
 int px_efcCapacity(const pxModel* m) {
@@ -221,8 +223,8 @@ pxtStatus px_forward(const pxModel* m, pxData* d, pxStatus* st) {
   }
   if (px_efcDual(m) && !d->efcdual && d->nefcmax > 0) {
     return PX_FAIL(st, PX_ERR_UNSUPPORTED,
-                   "forward: this Data was made while the model used neither the PGS solver nor "
-                   "diagexact, so it has no room for their matrices; make a new Data");
+                   "forward: this Data was made while the model used neither the PGS solver, "
+                   "noslip nor diagexact, so it has no room for their matrices; make a new Data");
   }
   pxk_collision(m, d);
   pxk_makeConstraint(m, d);

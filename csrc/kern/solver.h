@@ -1421,7 +1421,7 @@ PXK_DEFINE_SOLVEM(pxk_solveM_qacc, qacc)
 PX_FN void pxk_projectConstraint(PX_MD) {
   int nv = MS(nv);
   int nefc = PXK_EN(PX_EFC_NEFC);
-  int dual = MOPT(solver) == PX_SOL_PGS ? 1 : 0;
+  int dual = (MOPT(solver) == PX_SOL_PGS || MOPT(noslip_iterations) > 0) ? 1 : 0;
   int exact = (MOPT(enableflags) & PX_ENBL_DIAGEXACT) != 0 ? 1 : 0;
   if (nefc == 0 || (dual == 0 && exact == 0)) return;
   // sqrt(D)^-1 of M's factor (efc_sv_cholupd as scratch)
@@ -1693,7 +1693,6 @@ PX_FN void pxk_pgWarmstart(PX_MD) {
 // the dual solve (PGS per island, or over every row), then qfrc_constraint = J' force and
 // qacc = qacc_smooth + inv(M) qfrc_constraint (dualFinish)
 PX_FN void pxk_pgSolve(PX_MD) {
-  int nv = MS(nv);
   int nefc = PXK_EN(PX_EFC_NEFC);
   pxk_pgWarmstart(PX_MDARG);
   int nisland = PXK_EN(PX_EFC_NISLAND);
@@ -1706,6 +1705,12 @@ PX_FN void pxk_pgSolve(PX_MD) {
   } else {
     PXK_EN(PX_EFC_NITER) = pxk_solPGS(PX_MDARGC - 1, PXK_EN(PX_EFC_NE), PXK_EN(PX_EFC_NF), nefc);
   }
+}
+
+// qfrc_constraint = J' efc_force and qacc = qacc_smooth + inv(M) qfrc_constraint (dualFinish)
+PX_FN void pxk_dualFinish(PX_MD) {
+  int nv = MS(nv);
+  int nefc = PXK_EN(PX_EFC_NEFC);
   for (int k = 0; k < nv; k++) D(qfrc_constraint, k) = PX_R(0.0);
   for (int i = 0; i < nefc; i++) {
     PXR f = PXK_E(efc_force, i);
@@ -1724,31 +1729,147 @@ PX_FN void pxk_pgSolve(PX_MD) {
   }
 }
 
-// mj_fwdConstraint with the Newton solver (after pxk_fwdAcceleration and pxk_island): qacc,
-// qfrc_constraint, efc_b, efc_force, efc_state; per island unless the island flag is disabled
-// (MuJoCo then leaves efc_state as the warm start's last update left it)
-PX_FN void pxk_fwdConstraint(PX_MD) {
+// residual of row i of the dual problem: b + AR force, minus R force (residual with flg_subR)
+PX_FN PX_REAL pxk_nsResidual(PX_MDC int i) {
+  int gnefc = PXK_EN(PX_EFC_NEFC);
+  PXR dt = PX_ZERO;
+  PXK_DOT_BODY(dt, PXK_AE, efc_pg_AR, i * gnefc, PXK_AE, efc_force, 0, gnefc)
+  PXR r = PXK_E(efc_b, i) + dt;
+  PXR rf = PXK_E(efc_R, i) * PXK_E(efc_force, i);
+  r = r - rf;
+  return r;
+}
+
+// the noslip solver over the listed rows (solNoSlip without elliptic cones): projected
+// Gauss-Seidel on the friction of dofs, tendons and pyramidal contacts with A = AR - R, the
+// contact normal forces held; returns the number of iterations
+PX_FN int pxk_solNoSlip(PX_MDC int isl, int ne, int nf, int nefc) {
+  int gnefc = PXK_EN(PX_EFC_NEFC);
+  int gnv = MS(nv);
+  PXR nvr = PX_TOREAL(gnv > 1 ? gnv : 1);
+  PXR den = MSTAT(meaninertia) * nvr;
+  PXR scale = PX_R(1.0) / den;
+  for (int c = 0; c < nefc; c++) {
+    int i = pxk_pgRow(PX_MDARGC isl, c);
+    PXR a = PXK_E(efc_pg_AR, i * (gnefc + 1)) - PXK_E(efc_R, i);
+    PXK_E(efc_pg_ARinv, c) = PX_R(1.0) / pxk_cnMax(PXK_MINVAL, a);
+  }
+  pxk_pgState(PX_MDARGC isl, ne, nf, nefc);
+  int iter = 0;
+  while (iter < MOPT(noslip_iterations)) {
+    PXR improvement = PX_ZERO;
+    if (iter == 0) {
+      for (int c = 0; c < nefc; c++) {
+        int i = pxk_pgRow(PX_MDARGC isl, c);
+        PXR f = PXK_E(efc_force, i);
+        PXR t = PX_R(0.5) * f * f * PXK_E(efc_R, i);
+        improvement += t;
+      }
+    }
+    for (int c = ne; c < ne + nf; c++) {
+      int i = pxk_pgRow(PX_MDARGC isl, c);
+      PXR res = pxk_nsResidual(PX_MDARGC i);
+      PXR old = PXK_E(efc_force, i);
+      PXR step = res * PXK_E(efc_pg_ARinv, c);
+      PXR f = old - step;
+      PXR fl = PXK_E(efc_frictionloss, i);
+      PXR nfl = -fl;
+      if (f < nfl) {
+        f = nfl;
+      } else if (f > fl) {
+        f = fl;
+      }
+      PXK_E(efc_force, i) = f;
+      PXR delta = f - old;
+      PXR ch = PX_R(0.5) * delta * delta / PXK_E(efc_pg_ARinv, c) + delta * res;
+      improvement -= ch;
+    }
+    for (int c = ne + nf; c < nefc; c++) {
+      int i = pxk_pgRow(PX_MDARGC isl, c);
+      if (PXK_E(efc_type, i) != PXK_CNSTR_CONTACT_PYRAMIDAL) continue;
+      int dim = PXK_CON(PXK_E(efc_id, i)).dim;
+      for (int j = i; j < i + 2 * (dim - 1); j += 2) {
+        PXR res[2];
+        PXR old[2];
+        PXR ac[4];
+        PXR bc[2];
+        for (int k = 0; k < 2; k++) {
+          res[k] = pxk_nsResidual(PX_MDARGC j + k);
+          old[k] = PXK_E(efc_force, j + k);
+          for (int l = 0; l < 2; l++) ac[2 * k + l] = PXK_E(efc_pg_AR, (j + k) * gnefc + j + l);
+        }
+        for (int k = 0; k < 2; k++) {
+          PXR a = ac[3 * k] - PXK_E(efc_R, j + k);
+          ac[3 * k] = pxk_cnMax(PX_R(1e-10), a);
+        }
+        for (int k = 0; k < 2; k++) {
+          PXR dt = PX_ZERO;
+          PXK_DOT_BODY(dt, PXK_AL, ac, 2 * k, PXK_AL, old, 0, 2)
+          bc[k] = res[k] - dt;
+        }
+        PXR f0 = old[0];
+        PXR f1 = old[1];
+        PXR sum = f0 + f1;
+        PXR dif = f0 - f1;
+        PXR mid = PX_R(0.5) * sum;
+        PXR y = PX_R(0.5) * dif;
+        PXR k1 = ac[0] + ac[3] - ac[1] - ac[2];
+        PXR ad = ac[0] - ac[3];
+        PXR k0 = mid * ad + bc[0] - bc[1];
+        if (k1 < PXK_MINVAL) {
+          f0 = mid;
+          f1 = mid;
+        } else {
+          PXR nk0 = -k0;
+          y = nk0 / k1;
+          PXR nmid = -mid;
+          if (y < nmid) {
+            f0 = PX_R(0.0);
+            f1 = PX_R(2.0) * mid;
+          } else if (y > mid) {
+            f0 = PX_R(2.0) * mid;
+            f1 = PX_R(0.0);
+          } else {
+            f0 = mid + y;
+            f1 = mid - y;
+          }
+        }
+        // costChange (dim 2): 0.5 delta' A delta + delta' res, restored when positive
+        PXR dl[2];
+        dl[0] = f0 - old[0];
+        dl[1] = f1 - old[1];
+        PXR q = PX_ZERO;
+        for (int k = 0; k < 2; k++) {
+          PXR dt = PX_ZERO;
+          PXK_DOT_BODY(dt, PXK_AL, ac, 2 * k, PXK_AL, dl, 0, 2)
+          q += dl[k] * dt;
+        }
+        PXR lin = PX_ZERO;
+        PXK_DOT_BODY(lin, PXK_AL, dl, 0, PXK_AL, res, 0, 2)
+        PXR change = PX_R(0.5) * q + lin;
+        if (change > PX_R(1e-10)) {
+          f0 = old[0];
+          f1 = old[1];
+          change = PX_ZERO;
+        }
+        PXK_E(efc_force, j) = f0;
+        PXK_E(efc_force, j + 1) = f1;
+        improvement -= change;
+      }
+      c += 2 * (dim - 1) - 1;
+    }
+    pxk_pgState(PX_MDARGC isl, ne, nf, nefc);
+    improvement *= scale;
+    iter++;
+    if (improvement < MOPT(noslip_tolerance)) break;
+  }
+  return iter;
+}
+
+// the warm start and the primal solver (Newton or CG), per island or over every row
+PX_FN void pxk_primalSolve(PX_MD) {
   int nv = MS(nv);
   int nefc = PXK_EN(PX_EFC_NEFC);
-  for (int i = 0; i < nv; i++) D(qfrc_constraint, i) = PX_R(0.0);
-  PXK_EN(PX_EFC_NITER) = 0;
-  if (nefc == 0) {
-    for (int i = 0; i < nv; i++) D(qacc, i) = D(qacc_smooth, i);
-    return;
-  }
-  for (int i = 0; i < nefc; i++) {
-    PXR s = PX_ZERO;
-    PXK_DOT_BODY(s, PXK_AE, efc_J, i * nv, PXK_AD, qacc_smooth, 0, nv)
-    PXK_E(efc_b, i) = s;
-  }
-  for (int i = 0; i < nefc; i++) {
-    PXR v = PXK_E(efc_b, i) - PXK_E(efc_aref, i);
-    PXK_E(efc_b, i) = v;
-  }
-  if (MOPT(solver) == PX_SOL_PGS) {
-    pxk_pgSolve(PX_MDARG);
-    return;
-  }
   int ne = PXK_EN(PX_EFC_NE);
   int nf = PXK_EN(PX_EFC_NF);
   pxk_svGather(PX_MDARGC - 1, nv, nefc);
@@ -1785,6 +1906,49 @@ PX_FN void pxk_fwdConstraint(PX_MD) {
     PXK_EN(PX_EFC_NITER) = pxk_solPrimal(PX_MDARGC nv, nefc, ne, nf, scale, newton);
     pxk_svScatter(PX_MDARGC - 1, nv, nefc);
   }
+}
+
+// mj_fwdConstraint (after pxk_fwdAcceleration, pxk_island and pxk_projectConstraint): qacc,
+// qfrc_constraint, efc_b, efc_force, efc_state from the Newton, CG or PGS solver, then noslip;
+// per island unless the island flag is disabled (with islands and a primal solver, MuJoCo leaves
+// efc_state as the warm start's last update left it)
+PX_FN void pxk_fwdConstraint(PX_MD) {
+  int nv = MS(nv);
+  int nefc = PXK_EN(PX_EFC_NEFC);
+  for (int i = 0; i < nv; i++) D(qfrc_constraint, i) = PX_R(0.0);
+  PXK_EN(PX_EFC_NITER) = 0;
+  if (nefc == 0) {
+    for (int i = 0; i < nv; i++) D(qacc, i) = D(qacc_smooth, i);
+    return;
+  }
+  for (int i = 0; i < nefc; i++) {
+    PXR s = PX_ZERO;
+    PXK_DOT_BODY(s, PXK_AE, efc_J, i * nv, PXK_AD, qacc_smooth, 0, nv)
+    PXK_E(efc_b, i) = s;
+  }
+  for (int i = 0; i < nefc; i++) {
+    PXR v = PXK_E(efc_b, i) - PXK_E(efc_aref, i);
+    PXK_E(efc_b, i) = v;
+  }
+  if (MOPT(solver) == PX_SOL_PGS) {
+    pxk_pgSolve(PX_MDARG);
+  } else {
+    pxk_primalSolve(PX_MDARG);
+  }
+  if (MOPT(noslip_iterations) > 0) {
+    int nisland = PXK_EN(PX_EFC_NISLAND);
+    if ((MOPT(disableflags) & PX_DSBL_ISLAND) == 0 && nisland > 0) {
+      for (int k = 0; k < nisland; k++) {
+        int iter = pxk_solNoSlip(PX_MDARGC k, PXK_E(efc_is_ne, k), PXK_E(efc_is_nf, k),
+                                 PXK_E(efc_is_nefc, k));
+        if (k == 0) PXK_EN(PX_EFC_NITER) = PXK_EN(PX_EFC_NITER) + iter;
+      }
+    } else {
+      int iter = pxk_solNoSlip(PX_MDARGC - 1, PXK_EN(PX_EFC_NE), PXK_EN(PX_EFC_NF), nefc);
+      PXK_EN(PX_EFC_NITER) = PXK_EN(PX_EFC_NITER) + iter;
+    }
+  }
+  if (MOPT(solver) == PX_SOL_PGS || MOPT(noslip_iterations) > 0) pxk_dualFinish(PX_MDARG);
 }
 
 #endif  // PX_KERN_SOLVER_H_

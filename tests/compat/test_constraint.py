@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""The constraint stage (rows, the Newton, CG and PGS solvers) against MuJoCo 3.12 (the oracle).
+"""The constraint stage (rows; Newton, CG, PGS, noslip) against MuJoCo 3.12 (the oracle).
 
 From identical states (qpos, qvel, act, ctrl, qacc_warmstart copied into phalanx after
 mujoco.mj_forward), after phalanx.forward:
@@ -329,6 +329,7 @@ def compare_forward(ours, ref, do, dr, what):
     check_contacts(do, dr, what)
     assert (do.nefc, do.ne, do.nf, do.nl) == (dr.nefc, dr.ne, dr.nf, dr.nl), what
     assert (do.nisland, do.nidof) == (dr.nisland, dr.nidof), what
+    assert do.solver_niter == dr.solver_niter[0], f"{what}: solver iterations of island 0"
     np.testing.assert_array_equal(do.efc_type, dr.efc_type[: dr.nefc], err_msg=what)
     np.testing.assert_array_equal(do.efc_id, dr.efc_id[: dr.nefc], err_msg=what)
     worst = {"rows": 0.0, "solver": 0.0}
@@ -418,6 +419,18 @@ def test_small_trajectory_solvers(name, island, solver):
     check_trajectory(ours, ref, seed=2)
 
 
+@pytest.mark.parametrize("solver", ["NEWTON", "CG", "PGS"])
+@pytest.mark.parametrize("island", [True, False], ids=["islands", "monolithic"])
+@pytest.mark.parametrize("name", ["contacts", "friction"])
+def test_noslip(name, island, solver):
+    """The noslip solver after each main solver (frictionless and pyramidal contacts)."""
+    ours, ref = load_small(SMALL[name], island)
+    ours.opt.solver = ref.opt.solver = int(getattr(mujoco.mjtSolver, "mjSOL_" + solver))
+    ours.opt.noslip_iterations = ref.opt.noslip_iterations = 5
+    check_states(ours, ref, seed=10)
+    check_trajectory(ours, ref, seed=11, nstep=100)
+
+
 @pytest.mark.parametrize("island", [True, False], ids=["islands", "monolithic"])
 @pytest.mark.parametrize("name", sorted(SMALL))
 @pytest.mark.parametrize("integrator", ["EULER", "IMPLICITFAST", "RK4"])
@@ -472,7 +485,6 @@ def test_cnstrfull():
 
 @pytest.mark.parametrize("option,value,message", [
     ("jacobian", 1, "sparse constraint Jacobian"),
-    ("noslip_iterations", 3, "noslip"),
 ])
 def test_refused(option, value, message):
     ours, _ = load_small(CONTACTS)
@@ -486,6 +498,10 @@ def test_refused_flags():
     ours, _ = load_small(SMALL["elliptic"])
     ours.opt.solver = int(mujoco.mjtSolver.mjSOL_PGS)
     with pytest.raises(NotImplementedError, match="PGS constraint solver with elliptic"):
+        phalanx.forward(ours, phalanx.Data(ours))
+    ours, _ = load_small(SMALL["elliptic"])
+    ours.opt.noslip_iterations = 3
+    with pytest.raises(NotImplementedError, match="noslip solver with elliptic"):
         phalanx.forward(ours, phalanx.Data(ours))
     # a Data made without room for PGS's matrix AR
     ours, _ = load_small(LIMITS)

@@ -420,10 +420,10 @@ def test_tendon_arm():
     assert not lengthrange_not_computed(ours).any()
     np.testing.assert_allclose(ours.actuator_lengthrange, ref.actuator_lengthrange, rtol=1e-9)
     phalanx.forward(ours, phalanx.Data(ours))
-    # with the simulation's needs refused (the noslip solver), the ranges are left NaN ("not
+    # with the simulation's needs refused (the sparse Jacobian), the ranges are left NaN ("not
     # computed") and stepping the muscles is refused, naming why
     ours = phalanx.Model.from_xml_string(
-        open(path).read().replace('solver="Newton"', 'solver="Newton" noslip_iterations="2"'))
+        open(path).read().replace('solver="Newton"', 'solver="Newton" jacobian="sparse"'))
     assert lengthrange_not_computed(ours).all()
     ours.opt.disableflags = ours.opt.disableflags | int(mujoco.mjtDisableBit.mjDSBL_CONSTRAINT)
     with pytest.raises(NotImplementedError, match="lengthrange"):

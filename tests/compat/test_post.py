@@ -300,8 +300,8 @@ def test_rne_post_constraint_refuses_what_forward_refuses():
     d = phalanx.Data(ours)
     phalanx.forward(ours, d)
     phalanx.rnePostConstraint(ours, d)
-    ours.opt.noslip_iterations = 2
-    with pytest.raises(NotImplementedError, match="noslip"):
+    ours.opt.jacobian = 1
+    with pytest.raises(NotImplementedError, match="sparse constraint Jacobian"):
         phalanx.rnePostConstraint(ours, d)
     ours.opt.disableflags |= int(DSBL.mjDSBL_CONSTRAINT)
     phalanx.rnePostConstraint(ours, d)

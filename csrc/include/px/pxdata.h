@@ -202,7 +202,7 @@ int px_contactCapacity(const pxModel* m);
 int px_efcCapacity(const pxModel* m);
 
 // 1 when the model needs the dual solver's matrices Y = J M^-1/2 and AR = J M^-1 J' + R (solver
-// PGS, enableflags diagexact): world storage then holds them (nefcmax x nv and nefcmax^2)
+// PGS, noslip, enableflags diagexact): world storage then holds them (nefcmax x nv and nefcmax^2)
 int px_efcDual(const pxModel* m);
 pxtStatus px_collisionCheck(const pxModel* m, pxStatus* st);
 pxtStatus px_collision(const pxModel* m, pxData* d, pxStatus* st);
@@ -301,7 +301,7 @@ pxtStatus px_lengthRangeAll(pxModel* m, pxData* d, const pxLROpt* opt, pxStatus*
 pxtStatus px_forwardCheck(const pxModel* m, pxStatus* st);
 
 // PX_OK when px_forward (the CPU, with the constraint stage) supports this model and its
-// options, or the unsupported feature in st (sparse Jacobians, PGS with elliptic cones, noslip,
+// options, or the unsupported feature in st (sparse Jacobians, PGS and noslip with elliptic cones,
 // diagexact, flex equalities, surface velocities and missing colliders are refused by name).
 pxtStatus px_forwardCheckCPU(const pxModel* m, pxStatus* st);
 
