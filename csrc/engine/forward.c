@@ -146,12 +146,6 @@ static pxtStatus constraintCheck(const pxModel* m, pxStatus* st) {
     }
   }
   if (contactPossible(m)) {
-    for (int g = 0; g < 6 * m->ngeom; g++) {
-      if (m->geom_surfacevel[g] != 0) {
-        return PX_FAIL(st, PX_ERR_UNSUPPORTED,
-                       "forward: geom %d: contact surface velocity is not supported yet", g / 6);
-      }
-    }
     pxtStatus code = px_collisionCheck(m, st);
     if (code != PX_OK) return code;
   }

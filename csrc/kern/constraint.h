@@ -999,8 +999,82 @@ PX_FN void pxk_cnJdotv(PX_MD) {
   }
 }
 
-// efc_vel = J qvel, efc_aref = -B vel - K I (pos - margin), adhesion bias, Jdot qvel
-// (mj_referenceConstraint; geom surface velocities are refused on the host)
+// the relative surface velocity of the contacting geoms added to the contact rows of efc_vel, in
+// the tangent plane and about the normal (mj_addSurfaceVel)
+PX_FN void pxk_cnSurfaceVel(PX_MD) {
+  for (int i = 0; i < PXK_NCON; i++) {
+    int adr = PXK_CON(i).efc_address;
+    if (adr < 0) continue;
+    PXR svel[3];
+    PXR sang[3];
+    for (int k = 0; k < 3; k++) {
+      svel[k] = PX_R(0.0);
+      sang[k] = PX_R(0.0);
+    }
+    int active = 0;
+    for (int side = 0; side < 2; side++) {
+      int g = PXK_CON(i).geom[side];
+      if (g < 0) continue;
+      int nz = 0;
+      for (int k = 0; k < 6; k++) {
+        if (M(geom_surfacevel, 6 * g + k) != PX_R(0.0)) nz = 1;
+      }
+      if (nz == 0) continue;
+      active = 1;
+      PXR sgn = side == 1 ? PX_R(1.0) : PX_R(-1.0);
+      PXR mat[9];
+      PXR v[3];
+      PXR vw[3];
+      PXR ww[3];
+      PXR arm[3];
+      PXR wxr[3];
+      PXK_GET(9, mat, D, geom_xmat, 9 * g);
+      PXK_GET(3, v, M, geom_surfacevel, 6 * g);
+      pxk_mulMatVec3(vw, mat, v);
+      PXK_GET(3, v, M, geom_surfacevel, 6 * g + 3);
+      pxk_mulMatVec3(ww, mat, v);
+      for (int k = 0; k < 3; k++) arm[k] = PXK_CON(i).pos[k] - D(geom_xpos, 3 * g + k);
+      pxk_cross(wxr, ww, arm);
+      for (int k = 0; k < 3; k++) {
+        vw[k] += wxr[k];
+        svel[k] += vw[k] * sgn;
+        sang[k] += ww[k] * sgn;
+      }
+    }
+    if (active == 0) continue;
+    PXR frame[9];
+    PXR cs[6];
+    PXR t[3];
+    for (int k = 0; k < 9; k++) frame[k] = PXK_CON(i).frame[k];
+    pxk_mulMatVec3(t, frame, svel);
+    for (int k = 0; k < 3; k++) cs[k] = t[k];
+    pxk_mulMatVec3(t, frame, sang);
+    for (int k = 0; k < 3; k++) cs[3 + k] = t[k];
+    cs[0] = PX_R(0.0);
+    cs[4] = PX_R(0.0);
+    cs[5] = PX_R(0.0);
+    int dim = PXK_CON(i).dim;
+    if (dim == 1 || MOPT(cone) != PX_CONE_PYRAMIDAL) {
+      for (int j = 0; j < dim; j++) {
+        PXR a = PXK_E(efc_vel, adr + j) + cs[j];
+        PXK_E(efc_vel, adr + j) = a;
+      }
+    } else {
+      for (int k = 1; k < dim; k++) {
+        PXR mu = PXK_CON(i).friction[k - 1];
+        PXR up = cs[0] + mu * cs[k];
+        PXR dn = cs[0] - mu * cs[k];
+        PXR a = PXK_E(efc_vel, adr + 2 * (k - 1)) + up;
+        PXK_E(efc_vel, adr + 2 * (k - 1)) = a;
+        PXR b = PXK_E(efc_vel, adr + 2 * (k - 1) + 1) + dn;
+        PXK_E(efc_vel, adr + 2 * (k - 1) + 1) = b;
+      }
+    }
+  }
+}
+
+// efc_vel = J qvel (plus contact surface velocities), efc_aref = -B vel - K I (pos - margin),
+// adhesion bias, Jdot qvel (mj_referenceConstraint)
 PX_FN void pxk_referenceConstraint(PX_MD) {
   int nv = MS(nv);
   int nefc = PXK_EN(PX_EFC_NEFC);
@@ -1009,6 +1083,7 @@ PX_FN void pxk_referenceConstraint(PX_MD) {
     PXK_DOT_BODY(s, PXK_AE, efc_J, i * nv, PXK_AD, qvel, 0, nv)
     PXK_E(efc_vel, i) = s;
   }
+  pxk_cnSurfaceVel(PX_MDARG);
   for (int i = 0; i < nefc; i++) {
     PXR nb = -PXK_E(efc_KBIP, 4 * i + 1);
     PXR a = nb * PXK_E(efc_vel, i);
