@@ -117,18 +117,8 @@ static pxtStatus smoothCheck(const pxModel* m, pxStatus* st) {
 // the constraint stage of the CPU (kern/constraint.h, kern/solver.h): what it refuses by name
 static pxtStatus constraintCheck(const pxModel* m, pxStatus* st) {
   if (constraintNone(m)) return PX_OK;
-  if (m->opt.solver == PX_SOL_PGS && m->opt.cone == PX_CONE_ELLIPTIC && contactPossible(m)) {
-    return PX_FAIL(st, PX_ERR_UNSUPPORTED,
-                   "forward: the PGS constraint solver with elliptic friction cones is not "
-                   "supported yet (solver newton or cg, or cone pyramidal)");
-  }
   if (m->opt.solver != PX_SOL_NEWTON && m->opt.solver != PX_SOL_CG && m->opt.solver != PX_SOL_PGS) {
     return PX_FAIL(st, PX_ERR_ARG, "forward: invalid constraint solver %d", m->opt.solver);
-  }
-  if (m->opt.noslip_iterations > 0 && m->opt.cone == PX_CONE_ELLIPTIC && contactPossible(m)) {
-    return PX_FAIL(st, PX_ERR_UNSUPPORTED,
-                   "forward: the noslip solver with elliptic friction cones is not supported yet "
-                   "(cone pyramidal, or noslip_iterations 0)");
   }
   if (m->opt.jacobian == PX_JAC_SPARSE || (m->opt.jacobian == PX_JAC_AUTO && m->nv >= 60)) {
     return PX_FAIL(st, PX_ERR_UNSUPPORTED,

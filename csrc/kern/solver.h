@@ -652,7 +652,8 @@ PX_FN void pxk_svCholSolve(PX_MDC int n, int ncone) {
 }
 
 // Cholesky factor of a local dim x dim matrix in place (mju_cholFactor, mindiag mjMINVAL)
-PX_FN void pxk_svCholLocal(PX_INOUT(PX_REAL, a, 36), int n) {
+PX_FN int pxk_svCholLocal(PX_INOUT(PX_REAL, a, 36), int n, PX_REAL mindiag) {
+  int rank = n;
   for (int j = 0; j < n; j++) {
     PXR tmp = a[j * (n + 1)];
     if (j > 0) {
@@ -660,8 +661,11 @@ PX_FN void pxk_svCholLocal(PX_INOUT(PX_REAL, a, 36), int n) {
       PXK_DOT_BODY(dt, PXK_AL, a, j * n, PXK_AL, a, j * n, j)
       tmp = tmp - dt;
     }
-    int deficient = tmp < PXK_MINVAL ? 1 : 0;
-    if (deficient == 1) tmp = PXK_MINVAL;
+    int deficient = tmp < mindiag ? 1 : 0;
+    if (deficient == 1) {
+      tmp = mindiag;
+      rank = rank - 1;
+    }
     a[j * (n + 1)] = PX_SQRT(tmp);
     if (deficient == 1) {
       for (int i = j + 1; i < n; i++) a[i * n + j] = PX_R(0.0);
@@ -675,6 +679,7 @@ PX_FN void pxk_svCholLocal(PX_INOUT(PX_REAL, a, 36), int n) {
       }
     }
   }
+  return rank;
 }
 
 // Lcone = the factor of H plus the cone Hessians of the rows in the cone (HessianCone, dense)
@@ -686,7 +691,7 @@ PX_FN void pxk_svHessianCone(PX_MDC int nv, int nefc) {
       int id = PXK_E(efc_sv_id, i);
       int dim = PXK_CON(id).dim;
       for (int k = 0; k < dim * dim; k++) local[k] = PXK_CON(id).H[k];
-      pxk_svCholLocal(local, dim);
+      pxk_svCholLocal(local, dim, PXK_MINVAL);
       for (int k = 0; k < dim * nv; k++) PXK_E(efc_sv_LTJ, k) = PX_R(0.0);
       for (int r = 0; r < dim; r++) {
         for (int c = 0; c <= r; c++) {
@@ -1510,6 +1515,27 @@ PX_FN int pxk_pgState(PX_MDC int isl, int ne, int nf, int nefc) {
       } else {
         PXK_E(efc_state, i) = PXK_CNSTRSTATE_QUADRATIC;
       }
+    } else if (PXK_E(efc_type, i) == PXK_CNSTR_CONTACT_ELLIPTIC) {
+      int id = PXK_E(efc_id, i);
+      int dim = PXK_CON(id).dim;
+      PXR mu = PXK_CON(id).mu;
+      PXR fr[6];
+      fr[0] = f / mu;
+      for (int j = 1; j < dim; j++) fr[j] = PXK_E(efc_force, i + j) / PXK_CON(id).friction[j - 1];
+      PXR tt = PX_ZERO;
+      PXK_DOT_BODY(tt, PXK_AL, fr, 1, PXK_AL, fr, 1, dim - 1)
+      PXR t = PX_SQRT(tt);
+      PXR mn = mu * fr[0];
+      PXR bot = fr[0] + mu * t;
+      int st = PXK_CNSTRSTATE_CONE;
+      if (mn >= t) {
+        st = PXK_CNSTRSTATE_SATISFIED;
+      } else if (bot <= PX_R(0.0)) {
+        st = PXK_CNSTRSTATE_QUADRATIC;
+      }
+      if (st != PXK_CNSTRSTATE_SATISFIED) nactive += dim;
+      for (int j = 0; j < dim; j++) PXK_E(efc_state, pxk_pgRow(PX_MDARGC isl, c + j)) = st;
+      c += dim - 1;
     } else if (f <= PX_R(0.0)) {
       PXK_E(efc_state, i) = PXK_CNSTRSTATE_SATISFIED;
     } else {
@@ -1530,7 +1556,285 @@ PX_FN PX_UINT pxk_pgRand(PX_INOUT(uint64_t, st, 2)) {
   return (xs >> rot) | (xs << nrot);
 }
 
-// projected Gauss-Seidel over the listed rows (solPGS without elliptic cones): Nesterov momentum
+// local cholesky solve (mju_cholSolve) of res = inv(L L') vec, n <= 6
+PX_FN void pxk_qcCholSolve(PX_OUT(PX_REAL, res, 6), PX_IN(PX_REAL, a, 36), PX_IN(PX_REAL, vec, 6),
+                           int n) {
+  for (int i = 0; i < n; i++) res[i] = vec[i];
+  for (int i = 0; i < n; i++) {
+    if (i > 0) {
+      PXR dt = PX_ZERO;
+      PXK_DOT_BODY(dt, PXK_AL, a, i * n, PXK_AL, res, 0, i)
+      res[i] = res[i] - dt;
+    }
+    res[i] = res[i] / a[i * (n + 1)];
+  }
+  for (int i = n - 1; i >= 0; i--) {
+    for (int j = i + 1; j < n; j++) {
+      PXR v = res[i] - a[j * n + i] * res[j];
+      res[i] = v;
+    }
+    res[i] = res[i] / a[i * (n + 1)];
+  }
+}
+
+// minimize 0.5 x'Ax + b'x subject to sum (x_i / d_i)^2 <= r^2 (mju_QCQP2, mju_QCQP3 and mju_QCQP
+// for n = 2, 3 and more); returns 1 when the constraint is active
+PX_FN int pxk_qcqp(PX_OUT(PX_REAL, res, 6), PX_IN(PX_REAL, ain, 25), PX_IN(PX_REAL, bin, 5),
+                   PX_IN(PX_REAL, dd, 5), PX_REAL r, int n) {
+  PXR rr = r * r;
+  PXR la = PX_ZERO;
+  PXR v[6];
+  for (int k = 0; k < 6; k++) v[k] = PX_R(0.0);
+  if (n == 2) {
+    PXR b1 = bin[0] * dd[0];
+    PXR b2 = bin[1] * dd[1];
+    PXR a11 = ain[0] * dd[0] * dd[0];
+    PXR a22 = ain[3] * dd[1] * dd[1];
+    PXR a12 = ain[1] * dd[0] * dd[1];
+    for (int iter = 0; iter < 20; iter++) {
+      PXR det = (a11 + la) * (a22 + la) - a12 * a12;
+      if (det < PX_R(1e-10)) {
+        res[0] = PX_R(0.0);
+        res[1] = PX_R(0.0);
+        return 0;
+      }
+      PXR detinv = PX_R(1.0) / det;
+      PXR p11 = (a22 + la) * detinv;
+      PXR p22 = (a11 + la) * detinv;
+      PXR na12 = -a12;
+      PXR p12 = na12 * detinv;
+      PXR np11 = -p11;
+      PXR np12 = -p12;
+      v[0] = np11 * b1 - p12 * b2;
+      v[1] = np12 * b1 - p22 * b2;
+      PXR val = v[0] * v[0] + v[1] * v[1] - rr;
+      if (val < PX_R(1e-10)) break;
+      PXR deriv =
+          PX_R(-2.0) * (p11 * v[0] * v[0] + PX_R(2.0) * p12 * v[0] * v[1] + p22 * v[1] * v[1]);
+      PXR nval = -val;
+      PXR delta = nval / deriv;
+      if (delta < PX_R(1e-10)) break;
+      la += delta;
+    }
+  } else if (n == 3) {
+    PXR b1 = bin[0] * dd[0];
+    PXR b2 = bin[1] * dd[1];
+    PXR b3 = bin[2] * dd[2];
+    PXR a11 = ain[0] * dd[0] * dd[0];
+    PXR a22 = ain[4] * dd[1] * dd[1];
+    PXR a33 = ain[8] * dd[2] * dd[2];
+    PXR a12 = ain[1] * dd[0] * dd[1];
+    PXR a13 = ain[2] * dd[0] * dd[2];
+    PXR a23 = ain[5] * dd[1] * dd[2];
+    for (int iter = 0; iter < 20; iter++) {
+      PXR p11 = (a22 + la) * (a33 + la) - a23 * a23;
+      PXR p22 = (a11 + la) * (a33 + la) - a13 * a13;
+      PXR p33 = (a11 + la) * (a22 + la) - a12 * a12;
+      PXR p12 = a13 * a23 - a12 * (a33 + la);
+      PXR p13 = a12 * a23 - a13 * (a22 + la);
+      PXR p23 = a12 * a13 - a23 * (a11 + la);
+      PXR det = (a11 + la) * p11 + a12 * p12 + a13 * p13;
+      if (det < PX_R(1e-10)) {
+        res[0] = PX_R(0.0);
+        res[1] = PX_R(0.0);
+        res[2] = PX_R(0.0);
+        return 0;
+      }
+      PXR detinv = PX_R(1.0) / det;
+      p11 *= detinv;
+      p22 *= detinv;
+      p33 *= detinv;
+      p12 *= detinv;
+      p13 *= detinv;
+      p23 *= detinv;
+      PXR np11 = -p11;
+      PXR np12 = -p12;
+      PXR np13 = -p13;
+      v[0] = np11 * b1 - p12 * b2 - p13 * b3;
+      v[1] = np12 * b1 - p22 * b2 - p23 * b3;
+      v[2] = np13 * b1 - p23 * b2 - p33 * b3;
+      PXR val = v[0] * v[0] + v[1] * v[1] + v[2] * v[2] - rr;
+      if (val < PX_R(1e-10)) break;
+      PXR t1 = p11 * v[0] * v[0] + p22 * v[1] * v[1] + p33 * v[2] * v[2];
+      PXR t2 = p12 * v[0] * v[1] + p13 * v[0] * v[2] + p23 * v[1] * v[2];
+      PXR deriv = PX_R(-2.0) * t1 - PX_R(4.0) * t2;
+      PXR nval = -val;
+      PXR delta = nval / deriv;
+      if (delta < PX_R(1e-10)) break;
+      la += delta;
+    }
+  } else {
+    PXR a[25];
+    for (int z_ = 0; z_ < 25; z_++) a[z_] = PX_R(0.0);
+    PXR b[6];
+    for (int z_ = 0; z_ < 6; z_++) b[z_] = PX_R(0.0);
+    PXR ala[36];
+    for (int z_ = 0; z_ < 36; z_++) ala[z_] = PX_R(0.0);
+    PXR tmp[6];
+    for (int z_ = 0; z_ < 6; z_++) tmp[z_] = PX_R(0.0);
+    for (int i = 0; i < n; i++) {
+      b[i] = bin[i] * dd[i];
+      for (int j = 0; j < n; j++) a[j + i * n] = ain[j + i * n] * dd[i] * dd[j];
+    }
+    for (int iter = 0; iter < 20; iter++) {
+      for (int k = 0; k < n * n; k++) ala[k] = a[k];
+      for (int i = 0; i < n; i++) ala[i * (n + 1)] += la;
+      if (pxk_svCholLocal(ala, n, PX_R(1e-10)) < n) {
+        for (int i = 0; i < n; i++) res[i] = PX_R(0.0);
+        return 0;
+      }
+      pxk_qcCholSolve(v, ala, b, n);
+      for (int i = 0; i < n; i++) v[i] = v[i] * PX_R(-1.0);
+      PXR vv = PX_ZERO;
+      PXK_DOT_BODY(vv, PXK_AL, v, 0, PXK_AL, v, 0, n)
+      PXR val = vv - rr;
+      if (val < PX_R(1e-10)) break;
+      pxk_qcCholSolve(tmp, ala, v, n);
+      PXR vt = PX_ZERO;
+      PXK_DOT_BODY(vt, PXK_AL, v, 0, PXK_AL, tmp, 0, n)
+      PXR deriv = PX_R(-2.0) * vt;
+      PXR nval = -val;
+      PXR delta = nval / deriv;
+      if (delta < PX_R(1e-10)) break;
+      la += delta;
+    }
+  }
+  for (int i = 0; i < n; i++) res[i] = v[i] * dd[i];
+  return la != PX_R(0.0) ? 1 : 0;
+}
+
+// scale the friction f (dim - 1) of a contact onto (feasible = 0) or into the friction ellipsoid
+// of normal force `normal` (projectEllipsoid)
+PX_FN void pxk_pgEllipsoid(PX_INOUT(PX_REAL, f, 6), PX_REAL normal, PX_IN(PX_REAL, mu, 5), int dim,
+                           int feasible) {
+  PXR s = PX_ZERO;
+  for (int j = 0; j < dim - 1; j++) {
+    PXR t = f[j] * f[j] / (mu[j] * mu[j]);
+    s += t;
+  }
+  PXR n2 = normal * normal;
+  if (feasible == 0 || s > n2) {
+    PXR q = n2 / pxk_cnMax(PXK_MINVAL, s);
+    PXR scl = PX_SQRT(q);
+    for (int j = 0; j < dim - 1; j++) f[j] *= scl;
+  }
+}
+
+// the friction of elliptic contact rows i.. from the QCQP (solveQCQP): efc_force[i + 1..]
+PX_FN void pxk_pgQCQP(PX_MDC int i, int dim, PX_IN(PX_REAL, ac, 25), PX_IN(PX_REAL, bc, 5),
+                      PX_IN(PX_REAL, mu, 5)) {
+  PXR v[6];
+  PXR fn = PXK_E(efc_force, i);
+  int active = pxk_qcqp(v, ac, bc, mu, fn, dim - 1);
+  if (active == 1) pxk_pgEllipsoid(v, fn, mu, dim, 0);
+  for (int j = 0; j < dim - 1; j++) PXK_E(efc_force, i + 1 + j) = v[j];
+}
+
+// 0.5 delta' A delta + delta' res over n (costChange for a block)
+PX_FN PX_REAL pxk_pgCostChange(PX_IN(PX_REAL, a, 36), PX_IN(PX_REAL, dl, 6), PX_IN(PX_REAL, res, 6),
+                               int n) {
+  PXR q = PX_ZERO;
+  for (int k = 0; k < n; k++) {
+    PXR dt = PX_ZERO;
+    PXK_DOT_BODY(dt, PXK_AL, a, k * n, PXK_AL, dl, 0, n)
+    q += dl[k] * dt;
+  }
+  PXR lin = PX_ZERO;
+  PXK_DOT_BODY(lin, PXK_AL, dl, 0, PXK_AL, res, 0, n)
+  PXR c = PX_R(0.5) * q + lin;
+  return c;
+}
+
+// one PGS update of the elliptic contact block at list position c, global row i (the normal or
+// ray update, then the friction from the QCQP); returns the cost change
+PX_FN PX_REAL pxk_pgElliptic(PX_MDC int c, int i) {
+  int gnefc = PXK_EN(PX_EFC_NEFC);
+  int id = PXK_E(efc_id, i);
+  int dim = PXK_CON(id).dim;
+  PXR mu[5];
+  for (int j = 0; j < 5; j++) mu[j] = PXK_CON(id).friction[j];
+  PXR res[6];
+  for (int z_ = 0; z_ < 6; z_++) res[z_] = PX_R(0.0);
+  PXR old[6];
+  for (int z_ = 0; z_ < 6; z_++) old[z_] = PX_R(0.0);
+  PXR ath[36];
+  for (int z_ = 0; z_ < 36; z_++) ath[z_] = PX_R(0.0);
+  for (int j = 0; j < dim; j++) {
+    PXR dt = PX_ZERO;
+    PXK_DOT_BODY(dt, PXK_AE, efc_pg_AR, (i + j) * gnefc, PXK_AE, efc_force, 0, gnefc)
+    res[j] = PXK_E(efc_b, i + j) + dt;
+    old[j] = PXK_E(efc_force, i + j);
+    for (int k = 0; k < dim; k++) ath[j * dim + k] = PXK_E(efc_pg_AR, (i + j) * gnefc + i + k);
+  }
+  if (PXK_E(efc_force, i) < PXK_MINVAL) {
+    PXR step = res[0] * PXK_E(efc_pg_ARinv, c);
+    PXR f = PXK_E(efc_force, i) - step;
+    if (f < PX_R(0.0)) f = PX_R(0.0);
+    PXK_E(efc_force, i) = f;
+    for (int j = 1; j < dim; j++) PXK_E(efc_force, i + j) = PX_R(0.0);
+  } else {
+    PXR v[6];
+    for (int z_ = 0; z_ < 6; z_++) v[z_] = PX_R(0.0);
+    PXR v1[6];
+    for (int z_ = 0; z_ < 6; z_++) v1[z_] = PX_R(0.0);
+    for (int j = 0; j < dim; j++) v[j] = PXK_E(efc_force, i + j);
+    for (int r = 0; r < dim; r++) {
+      PXR dt = PX_ZERO;
+      PXK_DOT_BODY(dt, PXK_AL, ath, r * dim, PXK_AL, v, 0, dim)
+      v1[r] = dt;
+    }
+    PXR denom = PX_ZERO;
+    PXK_DOT_BODY(denom, PXK_AL, v, 0, PXK_AL, v1, 0, dim)
+    if (denom >= PXK_MINVAL) {
+      PXR vr = PX_ZERO;
+      PXK_DOT_BODY(vr, PXK_AL, v, 0, PXK_AL, res, 0, dim)
+      PXR nvr = -vr;
+      PXR x = nvr / denom;
+      PXR nrm = PXK_E(efc_force, i) + x * v[0];
+      if (nrm < PX_R(0.0)) {
+        PXR nv0 = -v[0];
+        x = nv0 / PXK_E(efc_force, i);
+      }
+      for (int j = 0; j < dim; j++) {
+        PXR f = PXK_E(efc_force, i + j) + x * v[j];
+        PXK_E(efc_force, i + j) = f;
+      }
+    }
+  }
+  PXR ac[25];
+  for (int z_ = 0; z_ < 25; z_++) ac[z_] = PX_R(0.0);
+  PXR bc[5];
+  for (int z_ = 0; z_ < 5; z_++) bc[z_] = PX_R(0.0);
+  int n = dim - 1;
+  for (int j = 0; j < n; j++) {
+    bc[j] = res[1 + j];
+    for (int k = 0; k < n; k++) ac[j * n + k] = ath[(j + 1) * dim + 1 + k];
+  }
+  for (int j = 0; j < n; j++) {
+    PXR dt = PX_ZERO;
+    PXK_DOT_BODY(dt, PXK_AL, ac, j * n, PXK_AL, old, 1, n)
+    bc[j] = bc[j] - dt;
+    PXR dn = PXK_E(efc_force, i) - old[0];
+    PXR t = ath[(j + 1) * dim] * dn;
+    bc[j] = bc[j] + t;
+  }
+  if (PXK_E(efc_force, i) < PXK_MINVAL) {
+    for (int j = 1; j < dim; j++) PXK_E(efc_force, i + j) = PX_R(0.0);
+  } else {
+    pxk_pgQCQP(PX_MDARGC i, dim, ac, bc, mu);
+  }
+  PXR dl[6];
+  for (int z_ = 0; z_ < 6; z_++) dl[z_] = PX_R(0.0);
+  for (int j = 0; j < dim; j++) dl[j] = PXK_E(efc_force, i + j) - old[j];
+  PXR change = pxk_pgCostChange(ath, dl, res, dim);
+  if (change > PX_R(1e-10)) {
+    for (int j = 0; j < dim; j++) PXK_E(efc_force, i + j) = old[j];
+    change = PX_ZERO;
+  }
+  return change;
+}
+
+// projected Gauss-Seidel over the listed rows (solPGS): Nesterov momentum
 // with adaptive restart, a shuffled sweep order from MuJoCo's fixed seed, the cost-change guard;
 // returns the number of iterations
 PX_FN int pxk_solPGS(PX_MDC int isl, int ne, int nf, int nefc) {
@@ -1546,8 +1850,13 @@ PX_FN int pxk_solPGS(PX_MDC int isl, int ne, int nf, int nefc) {
     PXK_E(efc_pg_prev, c) = PXK_E(efc_force, i);
   }
   pxk_pgState(PX_MDARGC isl, ne, nf, nefc);
-  int nblocks = nefc;
-  for (int c = 0; c < nefc; c++) PXK_E(efc_pg_block, c) = c;
+  int nblocks = 0;
+  for (int c = 0; c < nefc;) {
+    PXK_E(efc_pg_block, nblocks) = c;
+    nblocks++;
+    int i = pxk_pgRow(PX_MDARGC isl, c);
+    c += PXK_E(efc_type, i) == PXK_CNSTR_CONTACT_ELLIPTIC ? PXK_CON(PXK_E(efc_id, i)).dim : 1;
+  }
   uint64_t rng[2];
   rng[0] = 0UL;
   rng[1] = 1UL;
@@ -1577,9 +1886,26 @@ PX_FN int pxk_solPGS(PX_MDC int isl, int ne, int nf, int nefc) {
         PXR f = PXK_E(efc_force, i);
         PXK_E(efc_force, i) = f < nfl ? nfl : (f > fl ? fl : f);
       }
-      for (int c = ne + nf; c < nefc; c++) {
+      for (int c = ne + nf; c < nefc;) {
         int i = pxk_pgRow(PX_MDARGC isl, c);
-        if (PXK_E(efc_force, i) < PX_R(0.0)) PXK_E(efc_force, i) = PX_R(0.0);
+        if (PXK_E(efc_type, i) == PXK_CNSTR_CONTACT_ELLIPTIC) {
+          int id = PXK_E(efc_id, i);
+          int dim = PXK_CON(id).dim;
+          if (PXK_E(efc_force, i) < PX_R(0.0)) {
+            for (int j = 0; j < dim; j++) PXK_E(efc_force, i + j) = PX_R(0.0);
+          } else {
+            PXR f[6];
+            PXR mu[5];
+            for (int j = 0; j < 5; j++) mu[j] = PXK_CON(id).friction[j];
+            for (int j = 0; j < dim - 1; j++) f[j] = PXK_E(efc_force, i + 1 + j);
+            pxk_pgEllipsoid(f, PXK_E(efc_force, i), mu, dim, 1);
+            for (int j = 0; j < dim - 1; j++) PXK_E(efc_force, i + 1 + j) = f[j];
+          }
+          c += dim;
+        } else {
+          if (PXK_E(efc_force, i) < PX_R(0.0)) PXK_E(efc_force, i) = PX_R(0.0);
+          c++;
+        }
       }
     } else {
       for (int c = 0; c < nefc; c++)
@@ -1599,6 +1925,11 @@ PX_FN int pxk_solPGS(PX_MDC int isl, int ne, int nf, int nefc) {
     for (int bi = 0; bi < nblocks; bi++) {
       int c = PXK_E(efc_pg_block, bi);
       int i = pxk_pgRow(PX_MDARGC isl, c);
+      if (PXK_E(efc_type, i) == PXK_CNSTR_CONTACT_ELLIPTIC) {
+        PXR ch = pxk_pgElliptic(PX_MDARGC c, i);
+        improvement -= ch;
+        continue;
+      }
       PXR dt = PX_ZERO;
       PXK_DOT_BODY(dt, PXK_AE, efc_pg_AR, i * gnefc, PXK_AE, efc_force, 0, gnefc)
       PXR res = PXK_E(efc_b, i) + dt;
@@ -1740,9 +2071,9 @@ PX_FN PX_REAL pxk_nsResidual(PX_MDC int i) {
   return r;
 }
 
-// the noslip solver over the listed rows (solNoSlip without elliptic cones): projected
-// Gauss-Seidel on the friction of dofs, tendons and pyramidal contacts with A = AR - R, the
-// contact normal forces held; returns the number of iterations
+// the noslip solver over the listed rows (solNoSlip): projected Gauss-Seidel on the friction of
+// dofs, tendons and contacts (pyramidal pairs, elliptic QCQP) with A = AR - R, the contact normal
+// forces held; returns the number of iterations
 PX_FN int pxk_solNoSlip(PX_MDC int isl, int ne, int nf, int nefc) {
   int gnefc = PXK_EN(PX_EFC_NEFC);
   int gnv = MS(nv);
@@ -1786,6 +2117,56 @@ PX_FN int pxk_solNoSlip(PX_MDC int isl, int ne, int nf, int nefc) {
     }
     for (int c = ne + nf; c < nefc; c++) {
       int i = pxk_pgRow(PX_MDARGC isl, c);
+      if (PXK_E(efc_type, i) == PXK_CNSTR_CONTACT_ELLIPTIC) {
+        int id = PXK_E(efc_id, i);
+        int dim = PXK_CON(id).dim;
+        int n = dim - 1;
+        PXR mu[5];
+        for (int z_ = 0; z_ < 5; z_++) mu[z_] = PX_R(0.0);
+        for (int j = 0; j < 5; j++) mu[j] = PXK_CON(id).friction[j];
+        PXR res[6];
+        for (int z_ = 0; z_ < 6; z_++) res[z_] = PX_R(0.0);
+        PXR old[6];
+        for (int z_ = 0; z_ < 6; z_++) old[z_] = PX_R(0.0);
+        PXR ac[36];
+        for (int z_ = 0; z_ < 36; z_++) ac[z_] = PX_R(0.0);
+        PXR bc[5];
+        for (int z_ = 0; z_ < 5; z_++) bc[z_] = PX_R(0.0);
+        for (int j = 0; j < n; j++) {
+          res[j] = pxk_nsResidual(PX_MDARGC i + 1 + j);
+          old[j] = PXK_E(efc_force, i + 1 + j);
+          for (int k = 0; k < n; k++)
+            ac[j * n + k] = PXK_E(efc_pg_AR, (i + 1 + j) * gnefc + i + 1 + k);
+        }
+        for (int j = 0; j < n; j++) {
+          PXR a = ac[j * (n + 1)] - PXK_E(efc_R, i + 1 + j);
+          ac[j * (n + 1)] = pxk_cnMax(PX_R(1e-10), a);
+        }
+        for (int j = 0; j < n; j++) {
+          PXR dt = PX_ZERO;
+          PXK_DOT_BODY(dt, PXK_AL, ac, j * n, PXK_AL, old, 0, n)
+          bc[j] = res[j] - dt;
+        }
+        if (PXK_E(efc_force, i) < PXK_MINVAL) {
+          for (int j = 1; j < dim; j++) PXK_E(efc_force, i + j) = PX_R(0.0);
+        } else {
+          PXR ac25[25];
+          for (int z_ = 0; z_ < 25; z_++) ac25[z_] = PX_R(0.0);
+          for (int k = 0; k < n * n; k++) ac25[k] = ac[k];
+          pxk_pgQCQP(PX_MDARGC i, dim, ac25, bc, mu);
+        }
+        PXR dl[6];
+        for (int z_ = 0; z_ < 6; z_++) dl[z_] = PX_R(0.0);
+        for (int j = 0; j < n; j++) dl[j] = PXK_E(efc_force, i + 1 + j) - old[j];
+        PXR change = pxk_pgCostChange(ac, dl, res, n);
+        if (change > PX_R(1e-10)) {
+          for (int j = 0; j < n; j++) PXK_E(efc_force, i + 1 + j) = old[j];
+          change = PX_ZERO;
+        }
+        improvement -= change;
+        c += dim - 1;
+        continue;
+      }
       if (PXK_E(efc_type, i) != PXK_CNSTR_CONTACT_PYRAMIDAL) continue;
       int dim = PXK_CON(PXK_E(efc_id, i)).dim;
       for (int j = i; j < i + 2 * (dim - 1); j += 2) {

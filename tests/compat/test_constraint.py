@@ -411,8 +411,6 @@ def check_trajectory(ours, ref, seed, scale=0.3, nstep=NSTEP):
 
 
 def with_solver(name, solver):
-    if solver == "PGS" and "elliptic" in name:
-        pytest.skip("PGS with elliptic cones: refused by name (test_refused)")
     return int(getattr(mujoco.mjtSolver, "mjSOL_" + solver))
 
 
@@ -443,9 +441,9 @@ def test_small_trajectory_solvers(name, island, solver):
 
 @pytest.mark.parametrize("solver", ["NEWTON", "CG", "PGS"])
 @pytest.mark.parametrize("island", [True, False], ids=["islands", "monolithic"])
-@pytest.mark.parametrize("name", ["contacts", "friction"])
+@pytest.mark.parametrize("name", ["contacts", "elliptic", "friction"])
 def test_noslip(name, island, solver):
-    """The noslip solver after each main solver (frictionless and pyramidal contacts)."""
+    """The noslip solver after each main solver (frictionless, pyramidal and elliptic)."""
     ours, ref = load_small(SMALL[name], island)
     ours.opt.solver = ref.opt.solver = int(getattr(mujoco.mjtSolver, "mjSOL_" + solver))
     ours.opt.noslip_iterations = ref.opt.noslip_iterations = 5
@@ -516,15 +514,6 @@ def test_refused(option, value, message):
 
 
 def test_refused_flags():
-    # PGS with elliptic cones
-    ours, _ = load_small(SMALL["elliptic"])
-    ours.opt.solver = int(mujoco.mjtSolver.mjSOL_PGS)
-    with pytest.raises(NotImplementedError, match="PGS constraint solver with elliptic"):
-        phalanx.forward(ours, phalanx.Data(ours))
-    ours, _ = load_small(SMALL["elliptic"])
-    ours.opt.noslip_iterations = 3
-    with pytest.raises(NotImplementedError, match="noslip solver with elliptic"):
-        phalanx.forward(ours, phalanx.Data(ours))
     # a Data made without room for PGS's matrix AR
     ours, _ = load_small(LIMITS)
     d = phalanx.Data(ours)

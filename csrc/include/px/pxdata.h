@@ -301,7 +301,7 @@ pxtStatus px_lengthRangeAll(pxModel* m, pxData* d, const pxLROpt* opt, pxStatus*
 pxtStatus px_forwardCheck(const pxModel* m, pxStatus* st);
 
 // PX_OK when px_forward (the CPU, with the constraint stage) supports this model and its
-// options, or the unsupported feature in st (sparse Jacobians, PGS and noslip with elliptic cones,
+// options, or the unsupported feature in st (sparse Jacobians,
 // diagexact, flex equalities, surface velocities and missing colliders are refused by name).
 pxtStatus px_forwardCheckCPU(const pxModel* m, pxStatus* st);
 
