@@ -301,8 +301,8 @@ pxtStatus px_lengthRangeAll(pxModel* m, pxData* d, const pxLROpt* opt, pxStatus*
 pxtStatus px_forwardCheck(const pxModel* m, pxStatus* st);
 
 // PX_OK when px_forward (the CPU, with the constraint stage) supports this model and its
-// options, or the unsupported feature in st (sparse Jacobians,
-// diagexact, flex equalities, surface velocities and missing colliders are refused by name).
+// options, or the unsupported feature in st (the sparse Jacobian, flex equalities and geom pairs
+// without a collider are refused by name).
 pxtStatus px_forwardCheckCPU(const pxModel* m, pxStatus* st);
 
 // Forward dynamics of one world (mj_forward): position, velocity, actuation and acceleration
