@@ -20,6 +20,7 @@
 
 #include "kern/libm.h"
 #include "kern/spatial.h"
+#include "kern/collide_gjk.h"
 
 // a parameter a routine may leave unread (while the dispatcher has no cases yet)
 #ifdef PX_KERN_C
@@ -316,6 +317,22 @@ PX_FN int pxk_narrow(PX_MDC int g1, int g2, PX_REAL margin, int adr) {
   PX_UNUSED(margin);
   PX_UNUSED(adr);
   switch (key) {
+    case PX_GEOM_SPHERE* PX_NGEOMTYPES + PX_GEOM_ELLIPSOID:
+    case PX_GEOM_SPHERE* PX_NGEOMTYPES + PX_GEOM_MESH:
+    case PX_GEOM_CAPSULE* PX_NGEOMTYPES + PX_GEOM_ELLIPSOID:
+    case PX_GEOM_CAPSULE* PX_NGEOMTYPES + PX_GEOM_CYLINDER:
+    case PX_GEOM_CAPSULE* PX_NGEOMTYPES + PX_GEOM_MESH:
+    case PX_GEOM_ELLIPSOID* PX_NGEOMTYPES + PX_GEOM_ELLIPSOID:
+    case PX_GEOM_ELLIPSOID* PX_NGEOMTYPES + PX_GEOM_CYLINDER:
+    case PX_GEOM_ELLIPSOID* PX_NGEOMTYPES + PX_GEOM_BOX:
+    case PX_GEOM_ELLIPSOID* PX_NGEOMTYPES + PX_GEOM_MESH:
+    case PX_GEOM_CYLINDER* PX_NGEOMTYPES + PX_GEOM_CYLINDER:
+    case PX_GEOM_CYLINDER* PX_NGEOMTYPES + PX_GEOM_BOX:
+    case PX_GEOM_CYLINDER* PX_NGEOMTYPES + PX_GEOM_MESH:
+    case PX_GEOM_BOX* PX_NGEOMTYPES + PX_GEOM_MESH:
+    case PX_GEOM_MESH* PX_NGEOMTYPES + PX_GEOM_MESH:
+      n = pxk_colConvex(PX_MDARGC g1, g2, margin, adr);
+      break;
     default:
       n = 0;
       break;
@@ -327,6 +344,21 @@ PX_FN int pxk_narrow(PX_MDC int g1, int g2, PX_REAL margin, int adr) {
 PX_FN int pxk_narrowSupported(int t1, int t2) {
   int key = t1 * PX_NGEOMTYPES + t2;
   switch (key) {
+    case PX_GEOM_SPHERE* PX_NGEOMTYPES + PX_GEOM_ELLIPSOID:
+    case PX_GEOM_SPHERE* PX_NGEOMTYPES + PX_GEOM_MESH:
+    case PX_GEOM_CAPSULE* PX_NGEOMTYPES + PX_GEOM_ELLIPSOID:
+    case PX_GEOM_CAPSULE* PX_NGEOMTYPES + PX_GEOM_CYLINDER:
+    case PX_GEOM_CAPSULE* PX_NGEOMTYPES + PX_GEOM_MESH:
+    case PX_GEOM_ELLIPSOID* PX_NGEOMTYPES + PX_GEOM_ELLIPSOID:
+    case PX_GEOM_ELLIPSOID* PX_NGEOMTYPES + PX_GEOM_CYLINDER:
+    case PX_GEOM_ELLIPSOID* PX_NGEOMTYPES + PX_GEOM_BOX:
+    case PX_GEOM_ELLIPSOID* PX_NGEOMTYPES + PX_GEOM_MESH:
+    case PX_GEOM_CYLINDER* PX_NGEOMTYPES + PX_GEOM_CYLINDER:
+    case PX_GEOM_CYLINDER* PX_NGEOMTYPES + PX_GEOM_BOX:
+    case PX_GEOM_CYLINDER* PX_NGEOMTYPES + PX_GEOM_MESH:
+    case PX_GEOM_BOX* PX_NGEOMTYPES + PX_GEOM_MESH:
+    case PX_GEOM_MESH* PX_NGEOMTYPES + PX_GEOM_MESH:
+      return 1;
     default:
       return 0;
   }
