@@ -40,6 +40,10 @@ PAIRS = [("sphere", "ellipsoid"), ("sphere", "mesh"), ("capsule", "ellipsoid"),
          ("mesh", "mesh"), ("meshs", "mesh"), ("box", "meshs"), ("capsule", "meshs")]
 
 
+# explicit inertia, so tiny geoms make valid bodies
+INERTIAL = '<inertial pos="0 0 0" mass="1" diaginertia="0.01 0.01 0.01"/>'
+
+
 def xml(a, b, margin=0.0, gap=0.0, multiccd=True):
     flag = "" if multiccd else '<option><flag multiccd="disable"/></option>'
     m = f'margin="{margin / 2}" gap="{gap / 2}"'
@@ -47,8 +51,8 @@ def xml(a, b, margin=0.0, gap=0.0, multiccd=True):
       <asset><mesh name="big" vertex="{MESH_BIG}"/><mesh name="small" vertex="{MESH_SMALL}"/>
       </asset>
       <worldbody>
-        <body><freejoint/><geom {GEOMS[a]} {m}/></body>
-        <body pos="1 0 0"><freejoint/><geom {GEOMS[b]} {m}/></body>
+        <body><freejoint/>{INERTIAL}<geom {GEOMS[a]} {m}/></body>
+        <body pos="1 0 0"><freejoint/>{INERTIAL}<geom {GEOMS[b]} {m}/></body>
       </worldbody></mujoco>"""
 
 
@@ -142,15 +146,79 @@ def _configs():
                 yield a, b, margin, gap, multiccd
 
 
-CONFIGS = list(_configs())
+def _polygon_multicontact(a, b, margin, gap, multiccd):
+    """MuJoCo clips mesh polygons for more contacts (multicontact in engine_collision_gjk.c):
+    box-mesh and mesh-mesh without margin under multiccd; the model has no polygon data yet"""
+    discrete = {"box", "mesh", "meshs"}
+    return multiccd and margin + gap == 0 and a in discrete and b in discrete
+
+
+CONFIGS = [pytest.param(*c, marks=pytest.mark.xfail(
+    reason="polygon multi-contact needs mesh polygons (not in the model yet)"))
+    if _polygon_multicontact(*c) else c for c in _configs()]
 
 
 @pytest.mark.parametrize("a,b,margin,gap,multiccd", CONFIGS,
                          ids=[f"{a}-{b}-m{m}-{'multi' if mc else 'single'}"
-                              for a, b, m, g, mc in CONFIGS])
+                              for a, b, m, g, mc in _configs()])
 def test_pair(a, b, margin, gap, multiccd, full):
     per_zone = 500 if full else 20
     s = Sweep(a, b, margin, gap, multiccd, seed=zlib.crc32(f"{a}{b}{margin}{multiccd}".encode())).run(
         per_zone)
     for zone in ("pen", "beyond") + (("margin",) if margin + gap > 0 else ()):
         assert s.count[zone] >= per_zone, f"only {s.count[zone]} poses in zone {zone}"
+
+
+def _degenerate_poses(s):
+    q = np.zeros(14)
+    q[3] = q[10] = 1
+    coincident = q.copy()
+    parallel = q.copy()
+    parallel[7:10] = [0.05, 0.0, 0.1]
+    stacked = q.copy()
+    stacked[7:10] = [0.0, 0.0, 0.3]
+    huge = s.random_qpos(0.5)
+    huge[0:3] += 1e6
+    huge[7:10] += 1e6
+    big = s.random_qpos(0.5)
+    big[0:3] += 1e3
+    big[7:10] += 1e3
+    return [coincident, parallel, stacked, huge, big]
+
+
+@pytest.mark.parametrize("a,b", PAIRS, ids=[f"{a}-{b}" for a, b in PAIRS])
+@pytest.mark.parametrize("multiccd", [True, False], ids=["multi", "single"])
+def test_degenerate(a, b, multiccd):
+    """coincident centres, parallel axes, huge coordinates: as MuJoCo; NaN pose: no NaN contact"""
+    s = Sweep(a, b, 0.06, 0.02, multiccd, seed=5)
+    for q in _degenerate_poses(s):
+        s.compare(q)
+    if not _polygon_multicontact(a, b, 0.0, 0.0, multiccd):
+        s0 = Sweep(a, b, 0.0, 0.0, multiccd, seed=6)
+        for q in _degenerate_poses(s0):
+            s0.compare(q)
+    for k in (0, 3, 7, 10):
+        q = s.random_qpos(0.3)
+        q[k] = np.nan
+        _, ours = s.pose(q)
+        for arr in ours:
+            assert np.all(np.isfinite(arr))
+
+
+@pytest.mark.parametrize("pair", [("sphere", "ellipsoid"), ("ellipsoid", "box"),
+                                  ("capsule", "cylinder"), ("cylinder", "mesh")])
+def test_tiny_geoms(pair):
+    """geoms of size 1e-6 (MuJoCo rejects zero sizes) against a regular one"""
+    a, b = pair
+    saved = dict(GEOMS)
+    try:
+        tiny = {"sphere": 'type="sphere" size="1e-6"',
+                "ellipsoid": 'type="ellipsoid" size="1e-6 2e-6 1e-6"',
+                "capsule": 'type="capsule" size="1e-6 1e-6"',
+                "cylinder": 'type="cylinder" size="1e-6 1e-6"'}
+        GEOMS[a] = tiny[a]
+        for margin in (0.0, 0.05):
+            Sweep(a, b, margin, 0.0, True, seed=7).run(10)
+    finally:
+        GEOMS.clear()
+        GEOMS.update(saved)
