@@ -161,6 +161,12 @@ PX_FN void pxk_ccdLinSimp(PX_OUT(PX_REAL, res, 3), PX_IN(PX_REAL, lambda, 4), in
   }
 }
 
+// a . (first 3 entries of vertex v)
+PX_FN PX_REAL pxk_ccdDotV(PX_IN(PX_REAL, a, 3), PX_IN(PX_REAL, v, 9)) {
+  PXR r = a[0] * v[0] + a[1] * v[1] + a[2] * v[2];
+  return r;
+}
+
 // ------------------------------------ support of the difference --------------------------------
 
 // support point of obj1 - obj2 along dir (dirneg = -dir), each object inflated by half its margin
@@ -631,7 +637,7 @@ PX_FN int pxk_ccdGjkIntersect(PX_MDC PX_INOUT(PX_REAL, sr, PXK_SR), PX_INOUT(int
     simpi[2 * s[index] + 1] = vi[1];
 
     // origin outside the Minkowski difference
-    PXR nd = pxk_dot3(dir, v);
+    PXR nd = pxk_ccdDotV(dir, v);
     if (nd < PX_R(0.0)) {
       si[PXK_SI_NSIMP] = 0;
       si[PXK_SI_GJKIT] = k;
@@ -708,7 +714,7 @@ PX_FN void pxk_ccdGjk(PX_MDC PX_INOUT(PX_REAL, sr, PXK_SR), PX_INOUT(int, si, PX
 
     // separating plane found
     if (getdist == 0) {
-      PXR xs = pxk_dot3(xk, v);
+      PXR xs = pxk_ccdDotV(xk, v);
       if (xs > PX_R(0.0)) {
         si[PXK_SI_SEP] = 1;
         si[PXK_SI_GJKIT] = k;
@@ -718,7 +724,7 @@ PX_FN void pxk_ccdGjk(PX_MDC PX_INOUT(PX_REAL, sr, PXK_SR), PX_INOUT(int, si, PX
         return;
       }
     } else if (sr[PXK_SR_CUTOFF] < PXK_CCD_MAXLIMIT) {
-      PXR vs = pxk_dot3(xk, v);
+      PXR vs = pxk_ccdDotV(xk, v);
       PXR vs2 = vs * vs;
       PXR xn2 = xnorm * xnorm;
       PXR lim = cutoff2 * xn2;
@@ -794,7 +800,7 @@ PX_FN void pxk_ccdGjk(PX_MDC PX_INOUT(PX_REAL, sr, PXK_SR), PX_INOUT(int, si, PX
 
   // final separation check
   pxk_ccdGjkSupport(PX_MDARGC v, vi, obj1, oi1, obj2, oi2, xk, xnorm);
-  PXR xv = pxk_dot3(xk, v);
+  PXR xv = pxk_ccdDotV(xk, v);
   if (xv > PX_R(0.0)) si[PXK_SI_SEP] = 1;
   if (n == 4 && si[PXK_SI_SEP] == 0) xnorm = PX_ZERO;
   si[PXK_SI_NX] = 1;
@@ -882,11 +888,11 @@ PX_FN PX_REAL pxk_ccdAttachFace(PX_INOUT(PX_REAL, ptr, PXK_PR), PX_INOUT(int, pt
   if (pxk_ccdProjPlane(fv, p3, p2, p1) != 0) return PX_ZERO;
 
   // projection points out of the polytope
-  PXR out[3];
+  PXR outw[3];
   for (int k = 0; k < 3; k++) {
-    out[k] = p1[k] - ptr[PXK_PR_CEN + k];
+    outw[k] = p1[k] - ptr[PXK_PR_CEN + k];
   }
-  PXR od = pxk_dot3(fv, out);
+  PXR od = pxk_dot3(fv, outw);
   if (od < PX_R(0.0)) {
     for (int k = 0; k < 3; k++) {
       fv[k] = PX_R(-1.0) * fv[k];

@@ -163,8 +163,8 @@ CONFIGS = [pytest.param(*c, marks=pytest.mark.xfail(
                               for a, b, m, g, mc in _configs()])
 def test_pair(a, b, margin, gap, multiccd, full):
     per_zone = 500 if full else 20
-    s = Sweep(a, b, margin, gap, multiccd, seed=zlib.crc32(f"{a}{b}{margin}{multiccd}".encode())).run(
-        per_zone)
+    seed = zlib.crc32(f"{a}{b}{margin}{multiccd}".encode())
+    s = Sweep(a, b, margin, gap, multiccd, seed=seed).run(per_zone)
     for zone in ("pen", "beyond") + (("margin",) if margin + gap > 0 else ()):
         assert s.count[zone] >= per_zone, f"only {s.count[zone]} poses in zone {zone}"
 
