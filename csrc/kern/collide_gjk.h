@@ -12,7 +12,9 @@
 //    counters); faces and vertices are referred to by index instead of by pointer;
 //  - the recursive horizon search runs on an explicit stack in the same depth-first order.
 // The polytope holds at most PXK_CCD_MAXIT iterations (MuJoCo sizes it from opt.ccd_iterations);
-// a model asking for more runs at most PXK_CCD_MAXIT EPA iterations.
+// a model asking for more runs at most PXK_CCD_MAXIT EPA iterations. Everything lives in locals
+// of pxk_ccd (about 140 KB at PXK_CCD_MAXIT = 256, fine on a CPU stack; a GPU build wants a
+// per-world scratch buffer or a smaller PXK_CCD_MAXIT instead).
 // Not here: MuJoCo's polygon-clipping multi-contact (multicontact, used for box-mesh and
 // mesh-mesh pairs without margin under multiccd), which needs the mesh polygon arrays
 // (mesh_polynum, mesh_polymap, ...) that the model does not carry yet.
@@ -31,7 +33,9 @@
 #define PXK_CCD_MAXVAL2 PX_R(1E+20)  // mjMAXVAL^2
 
 // capacity of one run
-#define PXK_CCD_MAXIT 64                // iterations the polytope has room for
+#ifndef PXK_CCD_MAXIT
+#define PXK_CCD_MAXIT 256  // iterations the polytope has room for (opt.ccd_iterations up to)
+#endif
 #define PXK_CCD_NV (5 + PXK_CCD_MAXIT)  // polytope vertices
 #define PXK_CCD_NF (6 * PXK_CCD_MAXIT)  // polytope faces
 #define PXK_CCD_NH 24                   // horizon edges (MuJoCo's fixed 24)

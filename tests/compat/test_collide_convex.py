@@ -44,10 +44,10 @@ PAIRS = [("sphere", "ellipsoid"), ("sphere", "mesh"), ("capsule", "ellipsoid"),
 INERTIAL = '<inertial pos="0 0 0" mass="1" diaginertia="0.01 0.01 0.01"/>'
 
 
-def xml(a, b, margin=0.0, gap=0.0, multiccd=True):
-    flag = "" if multiccd else '<option><flag multiccd="disable"/></option>'
+def xml(a, b, margin=0.0, gap=0.0, multiccd=True, option=""):
+    flag = "" if multiccd else '<flag multiccd="disable"/>'
     m = f'margin="{margin / 2}" gap="{gap / 2}"'
-    return f"""<mujoco>{flag}
+    return f"""<mujoco><option {option}>{flag}</option>
       <asset><mesh name="big" vertex="{MESH_BIG}"/><mesh name="small" vertex="{MESH_SMALL}"/>
       </asset>
       <worldbody>
@@ -72,8 +72,8 @@ def _mj_contacts(mm, md):
 class Sweep:
     """Seeded poses of one model, compared between MuJoCo and phalanx; worst errors per zone"""
 
-    def __init__(self, a, b, margin=0.0, gap=0.0, multiccd=True, seed=0):
-        text = xml(a, b, margin, gap, multiccd)
+    def __init__(self, a, b, margin=0.0, gap=0.0, multiccd=True, seed=0, option=""):
+        text = xml(a, b, margin, gap, multiccd, option)
         self.mm = mujoco.MjModel.from_xml_string(text)
         self.md = mujoco.MjData(self.mm)
         self.pm = phalanx.Model.from_xml_string(text)
@@ -222,3 +222,16 @@ def test_tiny_geoms(pair):
     finally:
         GEOMS.clear()
         GEOMS.update(saved)
+
+
+OPTIONS = ['ccd_iterations="5"', 'ccd_iterations="200"', 'ccd_tolerance="1e-10"',
+           'ccd_tolerance="1e-3"', 'ccd_tolerance="1e-10" ccd_iterations="200"']
+
+
+@pytest.mark.parametrize("option", OPTIONS)
+@pytest.mark.parametrize("a,b", [("ellipsoid", "ellipsoid"), ("cylinder", "cylinder"),
+                                 ("ellipsoid", "mesh"), ("capsule", "cylinder"), ("box", "mesh")])
+def test_ccd_options(option, a, b, full):
+    """GJK/EPA iteration limit and tolerance from <option> (EPA up to 200 iterations)"""
+    for margin in (0.06,) + (() if b == "mesh" and a == "box" else (0.0,)):
+        Sweep(a, b, margin, 0.0, True, seed=9, option=option).run(100 if full else 10)
