@@ -4,6 +4,9 @@ geom-type pair MuJoCo's collision table sends to mjc_Convex, seeded random poses
 (penetrating, within margin + gap, beyond), multiccd on and off, margin zero and positive;
 contact count, dist, pos and frame compared per pair."""
 
+import os
+import shutil
+import subprocess
 import zlib
 
 import numpy as np
@@ -21,6 +24,12 @@ _rng = np.random.default_rng(11)
 _pts = _rng.normal(size=(20, 3)) * np.array([0.22, 0.15, 0.18])
 MESH_BIG = " ".join(f"{v:.6f}" for v in _pts.ravel())
 MESH_SMALL = "0.2 0 0  -0.2 0 0  0 0.15 0  0 -0.15 0  0 0 0.25  0.02 0.01 -0.2"
+# polygonal hulls: a box (6 quads) and a 16-sided prism (two 16-gons, 16 quads)
+MESH_CUBE = " ".join(f"{x * 0.2} {y * 0.15} {z * 0.18}"
+                     for x in (-1, 1) for y in (-1, 1) for z in (-1, 1))
+_ang = np.arange(16) * 2 * np.pi / 16
+MESH_PRISM = " ".join(f"{0.18 * np.cos(t):.6f} {0.18 * np.sin(t):.6f} {h}"
+                      for t in _ang for h in (-0.12, 0.12))
 
 GEOMS = {
     "sphere": 'type="sphere" size="0.2"',
@@ -30,6 +39,8 @@ GEOMS = {
     "box": 'type="box" size="0.21 0.14 0.24"',
     "mesh": 'type="mesh" mesh="big"',
     "meshs": 'type="mesh" mesh="small"',
+    "meshcube": 'type="mesh" mesh="cube"',
+    "meshprism": 'type="mesh" mesh="prism"',
 }
 
 # the pairs mjCOLLISIONFUNC sends to mjc_Convex (types ascending)
@@ -37,7 +48,9 @@ PAIRS = [("sphere", "ellipsoid"), ("sphere", "mesh"), ("capsule", "ellipsoid"),
          ("capsule", "cylinder"), ("capsule", "mesh"), ("ellipsoid", "ellipsoid"),
          ("ellipsoid", "cylinder"), ("ellipsoid", "box"), ("ellipsoid", "mesh"),
          ("cylinder", "cylinder"), ("cylinder", "box"), ("cylinder", "mesh"), ("box", "mesh"),
-         ("mesh", "mesh"), ("meshs", "mesh"), ("box", "meshs"), ("capsule", "meshs")]
+         ("mesh", "mesh"), ("meshs", "mesh"), ("box", "meshs"), ("capsule", "meshs"),
+         ("box", "meshcube"), ("meshcube", "meshprism"), ("meshprism", "meshprism"),
+         ("cylinder", "meshprism")]
 
 
 # explicit inertia, so tiny geoms make valid bodies
@@ -49,6 +62,7 @@ def xml(a, b, margin=0.0, gap=0.0, multiccd=True, option=""):
     m = f'margin="{margin / 2}" gap="{gap / 2}"'
     return f"""<mujoco><option {option}>{flag}</option>
       <asset><mesh name="big" vertex="{MESH_BIG}"/><mesh name="small" vertex="{MESH_SMALL}"/>
+        <mesh name="cube" vertex="{MESH_CUBE}"/><mesh name="prism" vertex="{MESH_PRISM}"/>
       </asset>
       <worldbody>
         <body><freejoint/>{INERTIAL}<geom {GEOMS[a]} {m}/></body>
@@ -149,7 +163,7 @@ def _configs():
 def _polygon_multicontact(a, b, margin, gap, multiccd):
     """MuJoCo clips mesh polygons for more contacts (multicontact in engine_collision_gjk.c):
     box-mesh and mesh-mesh without margin under multiccd; the model has no polygon data yet"""
-    discrete = {"box", "mesh", "meshs"}
+    discrete = {"box", "mesh", "meshs", "meshcube", "meshprism"}
     return multiccd and margin + gap == 0 and a in discrete and b in discrete
 
 
@@ -235,3 +249,182 @@ def test_ccd_options(option, a, b, full):
     """GJK/EPA iteration limit and tolerance from <option> (EPA up to 200 iterations)"""
     for margin in (0.06,) + (() if b == "mesh" and a == "box" else (0.0,)):
         Sweep(a, b, margin, 0.0, True, seed=9, option=option).run(100 if full else 10)
+
+
+# ---- polygon multi-contact (compiled only with PXK_MESH_POLYGONS until the model has polygons) --
+# A stand-alone C harness compiles csrc/kern/collide.h with PXK_MESH_POLYGONS against a copy of
+# the model X-macro that adds MuJoCo's mesh polygon arrays, fills them from MuJoCo's model (the
+# rest from phalanx's), runs pxk_colConvex on MuJoCo's geom poses and compares the contacts.
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+
+POLY_FIELDS = """  X(int,     mesh_polynum,         nmesh,       1) \\
+  X(int,     mesh_polyadr,         nmesh,       1) \\
+  X(pxtNum,  mesh_polynormal,      nmeshpoly,   3) \\
+  X(int,     mesh_polyvertadr,     nmeshpoly,   1) \\
+  X(int,     mesh_polyvertnum,     nmeshpoly,   1) \\
+  X(int,     mesh_polyvert,        nmeshpolyvert, 1) \\
+  X(int,     mesh_polymapadr,      nmeshvert,   1) \\
+  X(int,     mesh_polymapnum,      nmeshvert,   1) \\
+  X(int,     mesh_polymap,         nmeshpolymap, 1) \\
+"""
+
+HARNESS = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#define PXK_MESH_POLYGONS 1
+#include "kern/prelude_c.h"
+#include "kern/collide.h"
+
+static const char* dir;
+
+static void* load(const char* name) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/%s.bin", dir, name);
+  FILE* f = fopen(path, "rb");
+  if (!f) exit(3);
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  void* p = malloc(n > 0 ? (size_t)n : 8);
+  if (n > 0 && fread(p, 1, (size_t)n, f) != (size_t)n) exit(4);
+  fclose(f);
+  return p;
+}
+
+int main(int argc, char** argv) {
+  static pxModel mm;
+  static pxData dd;
+  pxModel* m = &mm;
+  pxData* d = &dd;
+  if (argc < 3) return 2;
+  dir = argv[1];
+  long npose = atol(argv[2]);
+#define LD(f) m->f = load(#f)
+  LD(geom_size); LD(geom_type); LD(geom_dataid); LD(geom_rbound); LD(mesh_vertadr);
+  LD(mesh_vertnum); LD(mesh_graphadr); LD(mesh_extrema); LD(mesh_vert); LD(mesh_graph);
+  LD(mesh_polynum); LD(mesh_polyadr); LD(mesh_polynormal); LD(mesh_polyvertadr);
+  LD(mesh_polyvertnum); LD(mesh_polyvert); LD(mesh_polymapadr); LD(mesh_polymapnum);
+  LD(mesh_polymap);
+  double* opt = load("opt");
+  m->opt.ccd_tolerance = opt[0];
+  m->opt.ccd_iterations = (int)opt[1];
+  m->opt.disableflags = (int)opt[2];
+  double* xpos = load("xpos");
+  double* xmat = load("xmat");
+  d->contact = calloc(64, sizeof(pxContact));
+  double px[6], pm[18];
+  d->geom_xpos = px;
+  d->geom_xmat = pm;
+  char path[4096];
+  snprintf(path, sizeof path, "%s/out.bin", dir);
+  FILE* out = fopen(path, "wb");
+  for (long p = 0; p < npose; p++) {
+    for (int k = 0; k < 6; k++) px[k] = xpos[6 * p + k];
+    for (int k = 0; k < 18; k++) pm[k] = xmat[18 * p + k];
+    double rec[1 + 5 * 13] = {0};
+    int n = pxk_colConvex(m, d, 0, 1, opt[3], 0);
+    rec[0] = n;
+    for (int i = 0; i < n; i++) {
+      double fr[9];
+      for (int k = 0; k < 9; k++) fr[k] = d->contact[i].frame[k];
+      pxk_makeFrame(fr);
+      rec[1 + 13 * i] = d->contact[i].dist;
+      for (int k = 0; k < 3; k++) rec[2 + 13 * i + k] = d->contact[i].pos[k];
+      for (int k = 0; k < 9; k++) rec[5 + 13 * i + k] = fr[k];
+    }
+    fwrite(rec, sizeof rec, 1, out);
+  }
+  fclose(out);
+  return 0;
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def harness(tmp_path_factory):
+    cc = shutil.which("gcc") or shutil.which("cc")
+    if cc is None:
+        pytest.skip("no C compiler")
+    d = tmp_path_factory.mktemp("polyharness")
+    xm = open(os.path.join(ROOT, "csrc", "include", "px", "pxxmacro.h")).read()
+    xm = xm.replace("X(nmeshgraph)", "X(nmeshgraph) X(nmeshpoly) X(nmeshpolyvert) X(nmeshpolymap)",
+                    1)
+    anchor = "  X(int,     mesh_graph,           nmeshgraph,  1) \\\n"
+    assert anchor in xm
+    xm = xm.replace(anchor, anchor + POLY_FIELDS, 1)
+    os.makedirs(d / "ovr" / "px")
+    (d / "ovr" / "px" / "pxxmacro.h").write_text(xm)
+    (d / "harness.c").write_text(HARNESS)
+    exe = str(d / "harness")
+    subprocess.run([cc, "-std=c11", "-O1", "-ffp-contract=off", "-D_POSIX_C_SOURCE=200809L",
+                    "-I" + str(d / "ovr"), "-I" + os.path.join(ROOT, "csrc", "include"),
+                    "-I" + os.path.join(ROOT, "csrc"), str(d / "harness.c"), "-o", exe, "-lm"],
+                   check=True)
+    return exe
+
+
+def _aligned_qpos(s):
+    """nearly aligned faces: small tilts, the second geom offset along an axis"""
+    q = s.random_qpos(0.5)
+    ax = s.rng.integers(3)
+    for o in (3, 10):
+        v = s.rng.normal(size=3) * s.rng.choice([0.0, 0.01, 0.04])
+        q[o:o + 4] = [1.0, *v]
+        q[o:o + 4] /= np.linalg.norm(q[o:o + 4])
+    q[7:10] = q[0:3] + s.rng.normal(size=3) * 0.05
+    q[7 + ax] = q[ax] + s.rng.choice([-1, 1]) * s.rng.uniform(0.2, 0.45)
+    return q
+
+
+POLY_PAIRS = [("box", "mesh"), ("mesh", "mesh"), ("meshs", "mesh"), ("box", "meshs"),
+              ("box", "meshcube"), ("meshcube", "meshprism"), ("meshprism", "meshprism"),
+              ("box", "meshprism"), ("meshcube", "meshcube")]
+
+
+@pytest.mark.parametrize("a,b", POLY_PAIRS, ids=[f"{a}-{b}" for a, b in POLY_PAIRS])
+def test_polygon_multicontact(a, b, harness, tmp_path, full):
+    """MuJoCo's multicontact (box-mesh, mesh-mesh without margin, multiccd) through the harness"""
+    npose = 600 if full else 60
+    s = Sweep(a, b, 0.0, 0.0, True, seed=zlib.crc32(f"poly{a}{b}".encode()))
+    mm, pm = s.mm, s.pm
+
+    def dump(name, arr, dt):
+        np.ascontiguousarray(np.asarray(arr), dtype=dt).tofile(str(tmp_path / f"{name}.bin"))
+
+    for f in ("geom_size", "geom_rbound"):
+        dump(f, getattr(pm, f), np.float64)
+    for f in ("geom_type", "geom_dataid", "mesh_vertadr", "mesh_vertnum", "mesh_graphadr",
+              "mesh_extrema", "mesh_graph"):
+        dump(f, getattr(pm, f), np.int32)
+    dump("mesh_vert", pm.mesh_vert, np.float32)
+    for f in ("mesh_polynum", "mesh_polyadr", "mesh_polyvertadr", "mesh_polyvertnum",
+              "mesh_polyvert", "mesh_polymapadr", "mesh_polymapnum", "mesh_polymap"):
+        dump(f, getattr(mm, f), np.int32)
+    dump("mesh_polynormal", mm.mesh_polynormal, np.float64)
+    dump("opt", [mm.opt.ccd_tolerance, mm.opt.ccd_iterations, mm.opt.disableflags, 0.0],
+         np.float64)
+    refs, xpos, xmat = [], [], []
+    for p in range(npose):
+        q = _aligned_qpos(s) if p % 2 else s.random_qpos(s.rng.uniform(0.0, 0.9))
+        s.md.qpos[:] = q
+        mujoco.mj_kinematics(mm, s.md)
+        mujoco.mj_collision(mm, s.md)
+        refs.append(_mj_contacts(mm, s.md))
+        xpos.append(s.md.geom_xpos.copy())
+        xmat.append(s.md.geom_xmat.copy())
+    dump("xpos", xpos, np.float64)
+    dump("xmat", xmat, np.float64)
+    subprocess.run([harness, str(tmp_path), str(npose)], check=True)
+    out = np.fromfile(str(tmp_path / "out.bin")).reshape(npose, 66)
+    multi = 0
+    for p, ref in enumerate(refs):
+        n = int(out[p, 0])
+        assert n == len(ref[0]), f"pose {p}: {n} contacts, mujoco {len(ref[0])}"
+        multi += n > 1
+        for i in range(n):
+            r = out[p, 1 + 13 * i:14 + 13 * i]
+            assert np.max(np.abs(r[0] - ref[0][i])) <= TOL
+            assert np.max(np.abs(r[1:4] - ref[1][i])) <= TOL
+            assert np.max(np.abs(r[4:13] - ref[2][i])) <= TOL
+    assert multi > 0
