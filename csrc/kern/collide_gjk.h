@@ -2495,13 +2495,10 @@ PX_FN void pxk_ccdInflate(PX_INOUT(PX_REAL, sr, PXK_SR), PX_REAL m1, PX_REAL m2)
 PX_FN PX_REAL pxk_ccd(PX_MDC PX_INOUT(PX_REAL, sr, PXK_SR), PX_INOUT(int, si, PXK_SI),
                       PX_INOUT(PX_REAL, obj1, PXK_OBJR), PX_INOUT(int, oi1, PXK_OBJI),
                       PX_INOUT(PX_REAL, obj2, PXK_OBJR), PX_INOUT(int, oi2, PXK_OBJI), int maxcon) {
-  PXR c1[3];
-  PXR c2[3];
-  pxk_ccdCenter(c1, obj1, oi1);
-  pxk_ccdCenter(c2, obj2, oi2);
+  // centres (mjc_center): a height-field prism's object carries its mean vertex as position
   for (int k = 0; k < 3; k++) {
-    sr[PXK_SR_X1 + k] = c1[k];
-    sr[PXK_SR_X2 + k] = c2[k];
+    sr[PXK_SR_X1 + k] = obj1[PXK_OBJ_POS + k];
+    sr[PXK_SR_X2 + k] = obj2[PXK_OBJ_POS + k];
   }
   si[PXK_SI_GJKIT] = 0;
   si[PXK_SI_EPAIT] = 0;
@@ -2553,11 +2550,9 @@ PX_FN PX_REAL pxk_ccd(PX_MDC PX_INOUT(PX_REAL, sr, PXK_SR), PX_INOUT(int, si, PX
 
     // deep penetration: start over with the full shapes
     si[PXK_SI_GJKIT] = 0;
-    pxk_ccdCenter(c1, obj1, oi1);
-    pxk_ccdCenter(c2, obj2, oi2);
     for (int k = 0; k < 3; k++) {
-      sr[PXK_SR_X1 + k] = c1[k];
-      sr[PXK_SR_X2 + k] = c2[k];
+      sr[PXK_SR_X1 + k] = obj1[PXK_OBJ_POS + k];
+      sr[PXK_SR_X2 + k] = obj2[PXK_OBJ_POS + k];
     }
   }
   pxk_ccdGjk(PX_MDARGC sr, si, obj1, oi1, obj2, oi2);

@@ -51,7 +51,7 @@
 #define PXK_OBJ_POS 3      // geom_xpos (3)
 #define PXK_OBJ_MAT 6      // geom_xmat (9)
 #define PXK_OBJ_MARGIN 15  // margin the object was made with
-#define PXK_OBJ_PRISM 16   // height-field prism: 6 vertices (3 bottom, 3 top), world frame
+#define PXK_OBJ_PRISM 16   // height-field prism: 6 vertices (bottom triangle, then top)
 #define PXK_OBJR 34
 
 // layout of the integer part of a convex object
@@ -82,9 +82,6 @@ PX_FN void pxk_ccdInit(PX_MDC int g, PX_REAL margin, PX_OUT(PX_REAL, obj, PXK_OB
     obj[PXK_OBJ_MAT + k] = D(geom_xmat, 9 * g + k);
   }
   obj[PXK_OBJ_MARGIN] = margin;
-  for (int k = 0; k < 18; k++) {
-    obj[PXK_OBJ_PRISM + k] = PX_ZERO;
-  }
   int type = M(geom_type, g);
   obji[PXK_OBJ_GEOM] = g;
   obji[PXK_OBJ_TYPE] = type;
@@ -220,50 +217,6 @@ PX_FN int pxk_ccdMeshClimb(PX_MDC PX_IN(PX_REAL, ldir, 3), PX_INOUT(int, obji, P
   return gid;
 }
 
-// support point of a height-field prism (mjc_prism_support): the best of the bottom three
-// vertices for a downward direction, of the top three otherwise
-PX_FN void pxk_ccdPrismSupport(PX_OUT(PX_REAL, res, 3), PX_IN(PX_REAL, obj, PXK_OBJR),
-                               PX_IN(PX_REAL, dir, 3)) {
-  int istart = (dir[2] < PX_R(0.0)) ? 0 : 3;
-  int ibest = istart;
-  int a = PXK_OBJ_PRISM + 3 * istart;
-  PXR best = obj[a] * dir[0] + obj[a + 1] * dir[1] + obj[a + 2] * dir[2];
-  for (int i = 1; i < 3; i++) {
-    int b = PXK_OBJ_PRISM + 3 * (istart + i);
-    PXR tmp = obj[b] * dir[0] + obj[b + 1] * dir[1] + obj[b + 2] * dir[2];
-    if (tmp > best) {
-      ibest = istart + i;
-      best = tmp;
-    }
-  }
-  res[0] = obj[PXK_OBJ_PRISM + 3 * ibest];
-  res[1] = obj[PXK_OBJ_PRISM + 3 * ibest + 1];
-  res[2] = obj[PXK_OBJ_PRISM + 3 * ibest + 2];
-}
-
-// centre of the object (mjc_center): the geom position, or a prism's mean vertex
-PX_FN void pxk_ccdCenter(PX_OUT(PX_REAL, res, 3), PX_IN(PX_REAL, obj, PXK_OBJR),
-                         PX_IN(int, obji, PXK_OBJI)) {
-  if (obji[PXK_OBJ_TYPE] == PXK_GEOM_HFIELD) {
-    res[0] = PX_ZERO;
-    res[1] = PX_ZERO;
-    res[2] = PX_ZERO;
-    for (int i = 0; i < 6; i++) {
-      for (int k = 0; k < 3; k++) {
-        res[k] = res[k] + obj[PXK_OBJ_PRISM + 3 * i + k];
-      }
-    }
-    PXR s = PX_R(1.0) / PX_R(6.0);
-    res[0] = res[0] * s;
-    res[1] = res[1] * s;
-    res[2] = res[2] * s;
-  } else {
-    res[0] = obj[PXK_OBJ_POS];
-    res[1] = obj[PXK_OBJ_POS + 1];
-    res[2] = obj[PXK_OBJ_POS + 2];
-  }
-}
-
 // support point of the object along the unit direction dir (obj->support of mjc_ccd), without
 // margin; updates the cached vertex indices
 PX_FN void pxk_ccdSupport(PX_MDC PX_OUT(PX_REAL, res, 3), PX_IN(PX_REAL, obj, PXK_OBJR),
@@ -357,7 +310,21 @@ PX_FN void pxk_ccdSupport(PX_MDC PX_OUT(PX_REAL, res, 3), PX_IN(PX_REAL, obj, PX
     }
     pxk_ccdMeshVert(PX_MDARGC res, obj, obji[PXK_OBJ_VERTADR] + iv);
   } else if (type == PXK_GEOM_HFIELD) {
-    pxk_ccdPrismSupport(res, obj, dir);
+    // prism (mjc_prism_support): best vertex of the bottom (dir z < 0) or top triangle
+    int istart = 3;
+    if (dir[2] < PX_R(0.0)) istart = 0;
+    int ibest = istart;
+    int a = PXK_OBJ_PRISM + 3 * istart;
+    PXR best = obj[a] * dir[0] + obj[a + 1] * dir[1] + obj[a + 2] * dir[2];
+    for (int i = 1; i < 3; i++) {
+      a = PXK_OBJ_PRISM + 3 * (istart + i);
+      PXR tmp = obj[a] * dir[0] + obj[a + 1] * dir[1] + obj[a + 2] * dir[2];
+      if (tmp > best) {
+        ibest = istart + i;
+        best = tmp;
+      }
+    }
+    for (int k = 0; k < 3; k++) res[k] = obj[PXK_OBJ_PRISM + 3 * ibest + k];
   } else {
     res[0] = obj[PXK_OBJ_POS];
     res[1] = obj[PXK_OBJ_POS + 1];
