@@ -3,10 +3,8 @@
 // mjc_PlaneConvex (engine_collision_convex.c).
 //
 // The deepest point of the geom along the plane's inward normal comes from the support function
-// MuJoCo hands to libccd (mjccd_support, with zero margin), which differs from the native-GJK
-// support functions in operation order (ellipsoid) and in its mesh search (an exhaustive scan
-// below 10 vertices or without a hull graph, else a hill climb from hull vertex 0 in which each
-// sweep finishes the neighbour list it started). One contact comes from that point; for a mesh
+// MuJoCo hands to libccd (mjccd_support with zero margin: pxk_ccdSupportGeneric of
+// collide_support.h), not the native-GJK one. One contact comes from that point; for a mesh
 // up to two more come from vertices deeper than the geom centre's height minus the margin:
 // every vertex in index order (no hull graph), or the hull neighbours of the support vertex,
 // skipping those closer to the first contact than 0.3 times the geom's bounding radius.
@@ -17,113 +15,12 @@
 #ifndef PX_KERN_COLLIDE_PLANE_H_
 #define PX_KERN_COLLIDE_PLANE_H_
 
+#include "kern/collide_support.h"
+
 // at most this many contacts for plane-mesh (MuJoCo's maxplanemesh)
 #define PXK_PLANEMESH_MAX 3
 // extra plane-mesh contacts closer than this times rbound to the first one are dropped
 #define PXK_PLANEMESH_TOL PX_R(0.3)
-// meshes with fewer vertices use the exhaustive support search (mjMESH_HILLCLIMB_MIN)
-#define PXK_HILLCLIMB_MIN 10
-// geom types used here (mjtGeom)
-#define PXK_GEOM_MESH 7
-
-// libccd support point of geom g (ellipsoid or mesh) along global direction dir, zero margin.
-// Returns the vertex index the mesh search ended on (global id when exhaustive, hull-local id
-// after a hill climb; -1 when none was found), -1 for other geoms.
-PX_FN int pxk_planeCcdSupport(PX_MDC int g, PX_IN(PX_REAL, dir, 3), PX_OUT(PX_REAL, res, 3)) {
-  PXR mat[9];
-  PXR pos[3];
-  for (int k = 0; k < 9; k++) mat[k] = D(geom_xmat, 9 * g + k);
-  for (int k = 0; k < 3; k++) pos[k] = D(geom_xpos, 3 * g + k);
-
-  // direction in the geom frame
-  PXR ldir[3];
-  pxk_mulMatTVec3(ldir, mat, dir);
-
-  PXR sup[3];
-  int index = -1;
-  if (M(geom_type, g) == PXK_GEOM_MESH) {
-    int mesh = M(geom_dataid, g);
-    int vadr = M(mesh_vertadr, mesh);
-    int nvert = M(mesh_vertnum, mesh);
-    int gadr = M(mesh_graphadr, mesh);
-    PXR best = PX_R(-1E+10);
-    int ibest = -1;
-    if (gadr < 0 || nvert < PXK_HILLCLIMB_MIN) {
-      // exhaustive: first vertex of largest projection
-      for (int i = 0; i < nvert; i++) {
-        PXR v0 = PX_TOREAL(M(mesh_vert, 3 * (vadr + i)));
-        PXR v1 = PX_TOREAL(M(mesh_vert, 3 * (vadr + i) + 1));
-        PXR v2 = PX_TOREAL(M(mesh_vert, 3 * (vadr + i) + 2));
-        PXR vdot = ldir[0] * v0 + ldir[1] * v1 + ldir[2] * v2;
-        if (vdot > best) {
-          best = vdot;
-          ibest = i;
-        }
-      }
-      index = ibest;
-    } else {
-      // hill climb over the hull graph, starting at hull vertex 0
-      int numvert = M(mesh_graph, gadr);
-      int gid = M(mesh_graph, gadr + 2 + numvert);
-      ibest = 0;
-      PXR b0 = PX_TOREAL(M(mesh_vert, 3 * (vadr + gid)));
-      PXR b1 = PX_TOREAL(M(mesh_vert, 3 * (vadr + gid) + 1));
-      PXR b2 = PX_TOREAL(M(mesh_vert, 3 * (vadr + gid) + 2));
-      best = ldir[0] * b0 + ldir[1] * b1 + ldir[2] * b2;
-      int change = 1;
-      while (change != 0) {
-        change = 0;
-        int e = M(mesh_graph, gadr + 2 + ibest);
-        int loc = M(mesh_graph, gadr + 2 + 2 * numvert + e);
-        while (loc >= 0) {
-          int vid = M(mesh_graph, gadr + 2 + numvert + loc);
-          PXR v0 = PX_TOREAL(M(mesh_vert, 3 * (vadr + vid)));
-          PXR v1 = PX_TOREAL(M(mesh_vert, 3 * (vadr + vid) + 1));
-          PXR v2 = PX_TOREAL(M(mesh_vert, 3 * (vadr + vid) + 2));
-          PXR vdot = ldir[0] * v0 + ldir[1] * v1 + ldir[2] * v2;
-          if (vdot > best) {
-            best = vdot;
-            ibest = loc;
-            change = 1;
-          }
-          e++;
-          loc = M(mesh_graph, gadr + 2 + 2 * numvert + e);
-        }
-      }
-      index = ibest;
-      ibest = M(mesh_graph, gadr + 2 + numvert + ibest);
-    }
-    if (ibest < 0) {
-      // nothing found (NaN direction): MuJoCo warns and uses the origin
-      sup[0] = PX_ZERO;
-      sup[1] = PX_ZERO;
-      sup[2] = PX_ZERO;
-    } else {
-      sup[0] = PX_TOREAL(M(mesh_vert, 3 * (vadr + ibest)));
-      sup[1] = PX_TOREAL(M(mesh_vert, 3 * (vadr + ibest) + 1));
-      sup[2] = PX_TOREAL(M(mesh_vert, 3 * (vadr + ibest) + 2));
-    }
-  } else {
-    // ellipsoid: scale by the sizes, normalize, scale again
-    PXR size[3];
-    for (int k = 0; k < 3; k++) size[k] = M(geom_size, 3 * g + k);
-    for (int k = 0; k < 3; k++) sup[k] = ldir[k] * size[k];
-    pxk_normalize3(sup);
-    for (int k = 0; k < 3; k++) sup[k] = sup[k] * size[k];
-  }
-
-  // the (zero) margin term, kept for its effect on signed zeros and NaN
-  for (int k = 0; k < 3; k++) {
-    PXR half = ldir[k] * PX_ZERO / PX_R(2.0);
-    sup[k] = sup[k] + half;
-  }
-
-  // back to the global frame
-  PXR gsup[3];
-  pxk_mulMatVec3(gsup, mat, sup);
-  for (int k = 0; k < 3; k++) res[k] = gsup[k] + pos[k];
-  return index;
-}
 
 // one extra plane-mesh contact at mesh vertex vid (global id) of geom g, if it is far enough from
 // the first contact; returns 1 if a contact was written at record adr
@@ -178,9 +75,13 @@ PX_FN int pxk_colPlaneConvex(PX_MDC int g1, int g2, PX_REAL margin, int adr) {
     dir[k] = -normal[k];
   }
 
-  // deepest point of geom 2 along -normal
+  // deepest point of geom 2 along -normal (libccd's support, zero margin)
+  PXR obj[PXK_OBJR];
+  int obji[PXK_OBJI];
+  pxk_ccdInit(PX_MDARGC g2, PX_ZERO, obj, obji);
   PXR sup[3];
-  int index = pxk_planeCcdSupport(PX_MDARGC g2, dir, sup);
+  pxk_ccdSupportGeneric(PX_MDARGC sup, obj, obji, dir);
+  int index = obji[PXK_OBJ_MESHINDEX];
 
   // signed height above the plane; none beyond the margin
   PXR dif[3];
@@ -220,10 +121,7 @@ PX_FN int pxk_colPlaneConvex(PX_MDC int g1, int g2, PX_REAL margin, int adr) {
   if (gadr < 0) {
     // no hull graph: every vertex but the support vertex, in index order
     for (int i = 0; i < nvert && count < PXK_PLANEMESH_MAX; i++) {
-      PXR v0 = PX_TOREAL(M(mesh_vert, 3 * (vadr + i)));
-      PXR v1 = PX_TOREAL(M(mesh_vert, 3 * (vadr + i) + 1));
-      PXR v2 = PX_TOREAL(M(mesh_vert, 3 * (vadr + i) + 2));
-      PXR vdot = ldir[0] * v0 + ldir[1] * v1 + ldir[2] * v2;
+      PXR vdot = pxk_ccdVertDot(PX_MDARGC ldir, vadr + i);
       if (vdot > threshold && i != index) {
         count += pxk_planeMeshAdd(PX_MDARGC g2, i, pos1, normal, first, adr + count);
       }
@@ -237,11 +135,10 @@ PX_FN int pxk_colPlaneConvex(PX_MDC int g1, int g2, PX_REAL margin, int adr) {
     int ia = gadr + 2 + 2 * numvert + e;
     int loc = (e >= 0 && ia < ngraph) ? M(mesh_graph, ia) : -1;
     while (loc >= 0 && count < PXK_PLANEMESH_MAX) {
-      int vid = M(mesh_graph, gadr + 2 + numvert + loc);
-      PXR v0 = PX_TOREAL(M(mesh_vert, 3 * (vadr + vid)));
-      PXR v1 = PX_TOREAL(M(mesh_vert, 3 * (vadr + vid) + 1));
-      PXR v2 = PX_TOREAL(M(mesh_vert, 3 * (vadr + vid) + 2));
-      PXR vdot = ldir[0] * v0 + ldir[1] * v1 + ldir[2] * v2;
+      int va = gadr + 2 + numvert + loc;
+      int vid = va < ngraph ? M(mesh_graph, va) : -1;
+      if (vid < 0 || vid >= nvert) break;
+      PXR vdot = pxk_ccdVertDot(PX_MDARGC ldir, vadr + vid);
       if (vdot > threshold) {
         count += pxk_planeMeshAdd(PX_MDARGC g2, vid, pos1, normal, first, adr + count);
       }
