@@ -89,11 +89,18 @@ PX_FN int pxk_colPlaneConvex(PX_MDC int g1, int g2, PX_REAL margin, int adr) {
   PXR dist = pxk_dot3(normal, dif);
   if (dist > margin) return 0;
 
+  // contact point halfway between the support point and the plane
   PXR first[3];
   PXR scl = PX_R(-0.5) * dist;
+  for (int k = 0; k < 3; k++) first[k] = sup[k] + normal[k] * scl;
+
+  // non-finite poses: MuJoCo returns a NaN contact here, we return none
+  int bad = pxk_isNan(dist);
+  for (int k = 0; k < 3; k++) bad = bad + pxk_isNan(first[k]);
+  if (bad != 0) return 0;
+
   PXK_CON(adr).dist = dist;
   for (int k = 0; k < 3; k++) {
-    first[k] = sup[k] + normal[k] * scl;
     PXK_CON(adr).pos[k] = first[k];
     PXK_CON(adr).frame[k] = normal[k];
     PXK_CON(adr).frame[3 + k] = PX_ZERO;

@@ -196,12 +196,14 @@ def test_degenerate(kind, key):
                       ((0, 0, 1e-12), (np.cos(0.3), 0, 0, np.sin(0.3)))]:
         q[0:3], q[3:7] = pos, quat
         compare(ours, ref, do, dr, q, f"plane-{kind}-degenerate", margin=0.0)
-    for bad in ([np.nan] * 7, [0, 0, np.nan, 1, 0, 0, 0], [0, 0, 0, np.nan, 0, 0, 0]):
+    # non-finite poses: MuJoCo returns NaN contacts here; we return none (and do not crash)
+    for bad in ([np.nan] * 7, [0, 0, np.nan, 1, 0, 0, 0], [0, 0, 0, np.nan, 0, 0, 0],
+                [0, 0, -np.inf, 1, 0, 0, 0], [np.inf, 0, 0, 1, 0, 0, 0]):
         q[:] = bad
         do.qpos[:] = q
         phalanx.kinematics(ours, do)
         dist, pos, frame = phalanx._core._narrowphase(ours, do, 0, 1, 0.0)
-        assert np.all(np.isfinite(dist)) or len(dist) == 0 or True  # no crash is the check
+        assert len(dist) == 0
 
 
 def test_report_worst(capsys):
