@@ -149,6 +149,10 @@ pxWorlds* px_makeWorlds(const pxModel* m, int nworld, pxStatus* st) {
   PX_DATA_FIELDS(X)
 #undef X
   off += alignUp((size_t)nworld * sizeof(pxtNum));
+  int nconmax = px_contactCapacity(m);
+  size_t ncontact = (size_t)nworld * ((size_t)nconmax + PX_MAXCONPAIR);
+  off += alignUp(ncontact * sizeof(pxContact));
+  off += alignUp((size_t)nworld * sizeof(int));
   if (off > limit) {
     free(w);
     PX_FAIL(st, PX_ERR_NOMEM, "%d worlds need %zu bytes, more than the limit of %zu", nworld, off,
@@ -174,6 +178,11 @@ pxWorlds* px_makeWorlds(const pxModel* m, int nworld, pxStatus* st) {
   PX_DATA_FIELDS(X)
 #undef X
   w->time = (pxtNum*)(void*)(buf + off);
+  off += alignUp((size_t)nworld * sizeof(pxtNum));
+  w->contact = (pxContact*)(void*)(buf + off);
+  off += alignUp(ncontact * sizeof(pxContact));
+  w->ncon = (int*)(void*)(buf + off);
+  w->nconmax = nconmax;
   for (int i = 0; i < nworld; i++) px_resetWorld(m, w, i);
   return w;
 }
@@ -192,6 +201,9 @@ void px_worldView(const pxWorlds* w, int world, pxData* d) {
   PX_DATA_FIELDS(X)
 #undef X
   d->time = w->time[world];
+  d->contact = w->contact + (size_t)world * ((size_t)w->nconmax + PX_MAXCONPAIR);
+  d->ncon = w->ncon + world;
+  d->nconmax = w->nconmax;
 }
 
 void px_resetWorld(const pxModel* m, pxWorlds* w, int world) {

@@ -59,6 +59,7 @@ void px_resetData(const pxModel* m, pxData* d) {
   PX_DATA_FIELDS(X)
 #undef X
   d->time = 0;
+  if (d->ncon) *d->ncon = 0;
   if (m->nq) memcpy(d->qpos, m->qpos0, sizeof(pxtNum) * (size_t)m->nq);
 
   // neutral controls: quaternion inputs of SO3 servos are the identity

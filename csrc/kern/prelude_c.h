@@ -112,4 +112,9 @@ static inline float px_bitsMakeFlt(uint32_t u) {
 #define M(field, i) (m->field[i])
 #define D(field, i) (d->field[i])
 
+// this world's contact records, their count and capacity (csrc/kern/collide.h)
+#define PXK_CON(i) (d->contact[i])
+#define PXK_NCON (d->ncon[0])
+#define PXK_NCONMAX (d->nconmax)
+
 #endif  // PX_KERN_PRELUDE_C_H_

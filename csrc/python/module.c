@@ -693,8 +693,42 @@ static PyMethodDef dataMethods[] = {
     {"_to_bytes", data_to_bytes, METH_NOARGS, "time and every array, as bytes (for pickling)"},
     {"_set_bytes", data_set_bytes, METH_VARARGS, "_set_bytes(b): restore what _to_bytes gave"},
     {NULL, NULL, 0, NULL}};
+static PyObject* data_get_ncon(PyObject* self, void* closure) {
+  (void)closure;
+  DataObject* dob = (DataObject*)self;
+  if (!dataReady(dob)) return NULL;
+  return PyLong_FromLong(*dob->d.ncon);
+}
+
+static PyObject* data_get_nconmax(PyObject* self, void* closure) {
+  (void)closure;
+  DataObject* dob = (DataObject*)self;
+  if (!dataReady(dob)) return NULL;
+  return PyLong_FromLong(dob->d.nconmax);
+}
+
+// the contact records (capacity and narrow-phase room) as bytes; phalanx.Data.contact views
+// the first ncon of them through CONTACT_DTYPE
+static PyObject* data_get_contact_bytes(PyObject* self, void* closure) {
+  (void)closure;
+  DataObject* dob = (DataObject*)self;
+  if (!dataReady(dob)) return NULL;
+  fieldInfo f = {0};
+  f.ptr = dob->d.contact;
+  f.npy = NPY_UINT8;
+  f.nrow = (npy_intp)(dob->d.nconmax + PX_MAXCONPAIR) * (npy_intp)sizeof(pxContact);
+  f.ncol = 1;
+  f.flat = 1;
+  return makeView(self, &f, 1);
+}
+
 static PyGetSetDef dataGetSet[] = {
     {"model", data_get_model, NULL, "the Model this Data belongs to", NULL},
+    {"ncon", data_get_ncon, NULL, "number of detected contacts (mjData.ncon)", NULL},
+    {"nconmax", data_get_nconmax, NULL,
+     "contact capacity of this Data (<size nconmax>, else the static bound, at most 2000)", NULL},
+    {"_contact_bytes", data_get_contact_bytes, NULL,
+     "the contact records as a uint8 array (sizeof(pxContact) bytes each)", NULL},
     {NULL, NULL, NULL, NULL, NULL}};
 
 static PyTypeObject DataType = {
@@ -1137,6 +1171,8 @@ static PyObject* data_to_bytes(PyObject* self, PyObject* unused) {
 #define X(type, name, nrow, ncol) n += (size_t)m->nrow * (size_t)(ncol) * sizeof(type);
   PX_DATA_FIELDS(X)
 #undef X
+  int ncon = *dob->d.ncon;
+  n += sizeof(int) + (size_t)ncon * sizeof(pxContact);
   PyObject* out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)n);
   if (!out) return NULL;
   char* p = PyBytes_AS_STRING(out);
@@ -1150,6 +1186,8 @@ static PyObject* data_to_bytes(PyObject* self, PyObject* unused) {
   }
   PX_DATA_FIELDS(X)
 #undef X
+  memcpy(p, &ncon, sizeof(int));
+  memcpy(p + sizeof(int), dob->d.contact, (size_t)ncon * sizeof(pxContact));
   return out;
 }
 
@@ -1163,10 +1201,16 @@ static PyObject* data_set_bytes(PyObject* self, PyObject* args) {
 #define X(type, name, nrow, ncol) n += (size_t)m->nrow * (size_t)(ncol) * sizeof(type);
   PX_DATA_FIELDS(X)
 #undef X
-  if ((size_t)b.len != n) {
+  // the arrays, then the contact count and that many contact records
+  int ncon = -1;
+  if ((size_t)b.len >= n + sizeof(int)) memcpy(&ncon, (const char*)b.buf + n, sizeof(int));
+  if (ncon < 0 || ncon > dob->d.nconmax ||
+      (size_t)b.len != n + sizeof(int) + (size_t)ncon * sizeof(pxContact)) {
     PyBuffer_Release(&b);
-    PyErr_Format(PyExc_ValueError, "Data._set_bytes: %zd bytes; this model's Data has %zu",
-                 (Py_ssize_t)b.len, n);
+    PyErr_Format(PyExc_ValueError,
+                 "Data._set_bytes: %zd bytes; this model's Data has %zu, then the contact count "
+                 "(at most %d) and the contacts",
+                 (Py_ssize_t)b.len, n, dob->d.nconmax);
     return NULL;
   }
   if (!dataIdle(dob, "Data._set_bytes (copyData, unpickling)")) {
@@ -1185,6 +1229,8 @@ static PyObject* data_set_bytes(PyObject* self, PyObject* args) {
   }
   PX_DATA_FIELDS(X)
 #undef X
+  memcpy(dob->d.contact, p + sizeof(int), (size_t)ncon * sizeof(pxContact));
+  *dob->d.ncon = ncon;
   PyBuffer_Release(&b);
   Py_RETURN_NONE;
 }
@@ -1195,6 +1241,58 @@ static int idArg(int id, int n, const char* fn, const char* what) {
     return 0;
   }
   return 1;
+}
+
+// collision(model, data): mj_collision
+static PyObject* py_collision(PyObject* mod, PyObject* args) {
+  (void)mod;
+  return runStatusStage(args, "collision", px_collision);
+}
+
+// _narrowphase(model, data, g1, g2, margin) -> (dist (n,), pos (n, 3), frame (n, 9)): the
+// narrow-phase routine of one geom pair (types ascending) with its frames completed (tests)
+static PyObject* py_narrowphase(PyObject* mod, PyObject* args) {
+  (void)mod;
+  PyObject *model, *data;
+  int g1, g2;
+  double margin;
+  if (!PyArg_ParseTuple(args, "OOiid:_narrowphase", &model, &data, &g1, &g2, &margin)) {
+    return NULL;
+  }
+  if (!checkPair(model, data, "_narrowphase")) return NULL;
+  DataObject* dob = (DataObject*)data;
+  const pxModel* m = ((ModelObject*)model)->m;
+  if (g1 < 0 || g2 < 0 || g1 >= m->ngeom || g2 >= m->ngeom) {
+    PyErr_Format(PyExc_ValueError, "_narrowphase: geom ids must be in [0, %d), got %d and %d",
+                 m->ngeom, g1, g2);
+    return NULL;
+  }
+  if (m->geom_type[g1] > m->geom_type[g2]) {
+    PyErr_Format(PyExc_ValueError,
+                 "_narrowphase: geom types must ascend (MuJoCo's order), got %d then %d",
+                 m->geom_type[g1], m->geom_type[g2]);
+    return NULL;
+  }
+  int n = 0;
+  PX_RUN_CLAIMED(dob, (ModelObject*)model, "_narrowphase",
+                 n = px_narrowphase(m, &dob->d, g1, g2, margin))
+  npy_intp d1[1] = {n}, d3[2] = {n, 3}, d9[2] = {n, 9};
+  PyObject* dist = PyArray_ZEROS(1, d1, NPY_FLOAT64, 0);
+  PyObject* pos = PyArray_ZEROS(2, d3, NPY_FLOAT64, 0);
+  PyObject* frame = PyArray_ZEROS(2, d9, NPY_FLOAT64, 0);
+  if (!dist || !pos || !frame) {
+    Py_XDECREF(dist);
+    Py_XDECREF(pos);
+    Py_XDECREF(frame);
+    return NULL;
+  }
+  for (int i = 0; i < n; i++) {
+    const pxContact* c = dob->d.contact + dob->d.nconmax + i;
+    ((double*)PyArray_DATA((PyArrayObject*)dist))[i] = c->dist;
+    memcpy((double*)PyArray_DATA((PyArrayObject*)pos) + 3 * i, c->pos, sizeof(c->pos));
+    memcpy((double*)PyArray_DATA((PyArrayObject*)frame) + 9 * i, c->frame, sizeof(c->frame));
+  }
+  return Py_BuildValue("(NNN)", dist, pos, frame);
 }
 
 static PyObject* py_forward(PyObject* mod, PyObject* args) {
@@ -1945,6 +2043,11 @@ static PyObject* py_vulkan_available(PyObject* mod, PyObject* unused) {
 //---------------------------------- module --------------------------------------------------------
 
 static PyMethodDef moduleMethods[] = {
+    {"collision", py_collision, METH_VARARGS,
+     "collision(model, data): contacts in MuJoCo's order into data.contact (mj_collision)"},
+    {"_narrowphase", py_narrowphase, METH_VARARGS,
+     "_narrowphase(model, data, g1, g2, margin) -> (dist, pos, frame): one geom pair's "
+     "narrow phase (tests)"},
     {"kinematics", py_kinematics, METH_VARARGS,
      "kinematics(model, data): forward kinematics, com frames, cameras, lights, fixed tendons"},
     {"_tendon", py_tendon, METH_VARARGS,

@@ -9,6 +9,8 @@ a zero-copy NumPy view with MuJoCo's field name, ``model.opt``, and named access
 import enum
 import os
 
+import numpy as np
+
 from phalanx import _core
 from phalanx._core import (
     ArenaError,
@@ -28,6 +30,8 @@ __all__ = [
     "VectorEnv",
     "ObjType",
     "kinematics",
+    "collision",
+    "CONTACT_DTYPE",
     "integratePos",
     "differentiatePos",
     "normalizeQuat",
@@ -272,8 +276,43 @@ class Model(_core.Model):
         return self._accessor("numeric", key)
 
 
+# mjContact of MuJoCo 3.12, field for field (the C struct pxContact)
+CONTACT_DTYPE = np.dtype(
+    [
+        ("dist", np.float64),
+        ("pos", np.float64, (3,)),
+        ("frame", np.float64, (9,)),
+        ("includemargin", np.float64),
+        ("friction", np.float64, (5,)),
+        ("solref", np.float64, (2,)),
+        ("solreffriction", np.float64, (2,)),
+        ("solimp", np.float64, (5,)),
+        ("adhesion", np.float64),
+        ("mu", np.float64),
+        ("H", np.float64, (36,)),
+        ("dim", np.int32),
+        ("geom1", np.int32),
+        ("geom2", np.int32),
+        ("geom", np.int32, (2,)),
+        ("flex", np.int32, (2,)),
+        ("elem", np.int32, (2,)),
+        ("vert", np.int32, (2,)),
+        ("exclude", np.int32),
+        ("efc_address", np.int32),
+    ]
+)
+
+
 class Data(_core.Data):
     """The state of one world of a Model: Data(model)."""
+
+    @property
+    def contact(self):
+        """The ncon contacts as a NumPy record array over the C buffer (CONTACT_DTYPE), with
+        mjContact's fields: ``data.contact.dist``, ``data.contact.frame``, ``data.contact[0]``."""
+        n = self.ncon
+        raw = self._contact_bytes[: n * CONTACT_DTYPE.itemsize]
+        return raw.view(CONTACT_DTYPE).view(np.recarray)
 
     def __reduce__(self):
         return (_data_from_bytes, (type(self), self.model, self._to_bytes()))
@@ -330,6 +369,12 @@ class Data(_core.Data):
 
     def actuator(self, key):
         return self._accessor("actuator", key)
+
+
+def collision(model, data):
+    """Contacts of the current kinematics, in MuJoCo's order (mj_collision): data.ncon and
+    data.contact. Raises NotImplementedError for a geom pair phalanx cannot collide yet."""
+    _core.collision(model, data)
 
 
 def kinematics(model, data):

@@ -12,12 +12,41 @@
 #include "px/pxmodel.h"
 #include "px/pxstatus.h"
 
+// A contact, with the exact layout of MuJoCo 3.12's mjContact (phalanx.CONTACT_DTYPE in Python).
+typedef struct {
+  pxtNum dist;               // distance between nearest points; negative: penetration
+  pxtNum pos[3];             // contact point, midway between the geoms
+  pxtNum frame[9];           // contact frame; normal in [0-2], from geom[0] to geom[1]
+  pxtNum includemargin;      // margin for force generation
+  pxtNum friction[5];        // tangent1, 2, spin, roll1, 2
+  pxtNum solref[2];          // solver reference, normal direction
+  pxtNum solreffriction[2];  // solver reference, friction directions
+  pxtNum solimp[5];          // solver impedance
+  pxtNum adhesion;           // adhesive force along the normal
+  pxtNum mu;                 // friction of the regularized cone (set by the constraint stage)
+  pxtNum H[36];              // cone Hessian (set by the constraint solver)
+  int dim;                   // contact space dimension: 1, 3, 4 or 6
+  int geom1, geom2;          // geom ids (deprecated in MuJoCo, kept equal to geom[])
+  int geom[2];               // geom ids
+  int flex[2];               // flex ids, -1 for geoms
+  int elem[2];               // flex element ids, -1 for geoms
+  int vert[2];               // flex vertex ids, -1 for geoms
+  int exclude;               // 0: include, 1: in gap
+  int efc_address;           // first constraint row, -1: none
+} pxContact;
+
+// contacts one narrow-phase routine may return (mjMAXCONPAIR)
+#define PX_MAXCONPAIR 50
+
 typedef struct {
   pxtNum time;
 #define X(type, name, nrow, ncol) type* name;
   PX_DATA_FIELDS(X)
 #undef X
-  pxStatus status;  // sticky status of this world
+  pxContact* contact;  // contact records (nconmax + PX_MAXCONPAIR: the tail is narrow-phase room)
+  int* ncon;           // number of contacts in `contact` (one int in the world storage)
+  int nconmax;         // contact capacity of every world of this storage
+  pxStatus status;     // sticky status of this world
 } pxData;
 
 // World-major storage of nworld worlds over one model.
@@ -27,7 +56,10 @@ typedef struct {
 #define X(type, name, nrow, ncol) type* name; /* (nworld x nrow*ncol) */
   PX_DATA_FIELDS(X)
 #undef X
-  pxtNum* time;  // (nworld)
+  pxtNum* time;        // (nworld)
+  pxContact* contact;  // (nworld, nconmax + PX_MAXCONPAIR)
+  int* ncon;           // (nworld)
+  int nconmax;         // contact capacity per world (px_contactCapacity)
   void* buffer;
   size_t nbuffer;
 } pxWorlds;
@@ -49,6 +81,11 @@ long px_dataFieldSize(const pxModel* m, const char* name);
 
 // Forward kinematics of one world (CPU executor of csrc/kern/kinematics.h).
 void px_kinematics(const pxModel* m, pxData* d);
+
+int px_contactCapacity(const pxModel* m);
+pxtStatus px_collisionCheck(const pxModel* m, pxStatus* st);
+pxtStatus px_collision(const pxModel* m, pxData* d, pxStatus* st);
+int px_narrowphase(const pxModel* m, pxData* d, int g1, int g2, double margin);
 
 // Tendon lengths, paths and Jacobians (ten_length, ten_J, ten_wrapadr/num, wrap_obj/xpos) of one
 // world after kinematics (CPU executor of csrc/kern/tendon.h).

@@ -1,0 +1,443 @@
+// SPDX-License-Identifier: Apache-2.0
+// Collision detection (MuJoCo 3.12's mj_collision) in the kernel dialect: the candidate geom
+// pairs in MuJoCo's contact order, its filters, the narrow-phase dispatch and the mixing of
+// contact parameters.
+//
+// Order. MuJoCo sorts the body pairs its broad phase finds by signature (body1 << 16) + body2,
+// merges the explicit <pair>s in by their signature (those of a signature ahead of its dynamic
+// pairs), and collides the geoms of a body pair by ascending first, then second geom (its
+// midphase sorts its contacts back into that order). Every broad phase MuJoCo runs is
+// conservative: a body pair it drops has no geom pair within margin + gap. So walking every body
+// pair b1 < b2 in index order, with the same static filters and the same per-geom-pair bounding
+// test, yields MuJoCo's contacts in MuJoCo's order; the walk depends only on the state.
+//
+// Contacts. A narrow-phase routine (collide_*.h) writes pre-contacts (dist, pos, normal in
+// frame[0..2], tangent in frame[3..5]) into the records from PXK_NCON on; the driver keeps them
+// when they fit the capacity PXK_NCONMAX (else MuJoCo's CONTACTFULL warning counts the loss),
+// completes the frame and sets the mixed parameters as mj_setContact does.
+#ifndef PX_KERN_COLLIDE_H_
+#define PX_KERN_COLLIDE_H_
+
+#include "kern/libm.h"
+#include "kern/spatial.h"
+
+// a parameter a routine may leave unread (while the dispatcher has no cases yet)
+#ifdef PX_KERN_C
+#define PX_UNUSED(x) (void)(x)
+#else
+#define PX_UNUSED(x)
+#endif
+
+// contacts one routine may return (mjMAXCONPAIR) and the smallest friction (mjMINMU)
+#define PXK_MAXCONPAIR 50
+#define PXK_MINMU PX_R(1E-5)
+
+//---------------------------------- filters -------------------------------------------------------
+
+// 1 when neither geom's contype meets the other's conaffinity
+PX_FN int pxk_colBitmaskOff(int contype1, int conaffinity1, int contype2, int conaffinity2) {
+  return ((contype1 & conaffinity2) == 0 && (contype2 & conaffinity1) == 0) ? 1 : 0;
+}
+
+// margin of a geom pair (ipair: its <pair>, or -1), the override option applied
+PX_FN PX_REAL pxk_colMargin(PX_MDC int g1, int g2, int ipair) {
+  PXR margin = M(geom_margin, g1) + M(geom_margin, g2);
+  if (ipair >= 0) margin = M(pair_margin, ipair);
+  if ((MOPT(enableflags) & PX_ENBL_OVERRIDE) != 0) margin = MOPT(o_margin);
+  return margin;
+}
+
+PX_FN PX_REAL pxk_colGap(PX_MDC int g1, int g2, int ipair) {
+  PXR gap = M(geom_gap, g1) + M(geom_gap, g2);
+  if (ipair >= 0) gap = M(pair_gap, ipair);
+  return gap;
+}
+
+// distance of geom g's centre above plane geom p
+PX_FN PX_REAL pxk_colPlaneDist(PX_MDC int p, int g) {
+  PXR dif[3];
+  for (int k = 0; k < 3; k++) dif[k] = D(geom_xpos, 3 * g + k) - D(geom_xpos, 3 * p + k);
+  PXR dist = dif[0] * D(geom_xmat, 9 * p + 2) + dif[1] * D(geom_xmat, 9 * p + 5) +
+             dif[2] * D(geom_xmat, 9 * p + 8);
+  return dist;
+}
+
+// 1 when the bounding spheres (or a plane and a bounding sphere) are farther apart than bound
+PX_FN int pxk_colSphereOff(PX_MDC int g1, int g2, PX_REAL bound) {
+  PXR r1 = M(geom_rbound, g1);
+  PXR r2 = M(geom_rbound, g2);
+  if (r1 > 0 && r2 > 0) {
+    PXR dif[3];
+    for (int k = 0; k < 3; k++) dif[k] = D(geom_xpos, 3 * g1 + k) - D(geom_xpos, 3 * g2 + k);
+    PXR dist2 = dif[0] * dif[0] + dif[1] * dif[1] + dif[2] * dif[2];
+    PXR b = r1 + r2 + bound;
+    PXR b2 = b * b;
+    return dist2 > b2 ? 1 : 0;
+  }
+  if (M(geom_type, g1) == PX_GEOM_PLANE && r2 > 0) {
+    PXR dist = pxk_colPlaneDist(PX_MDARGC g1, g2);
+    PXR lim = bound + r2;
+    if (dist > lim) return 1;
+  }
+  if (M(geom_type, g2) == PX_GEOM_PLANE && r1 > 0) {
+    PXR dist = pxk_colPlaneDist(PX_MDARGC g2, g1);
+    PXR lim = bound + r1;
+    if (dist > lim) return 1;
+  }
+  return 0;
+}
+
+// 1 when bodies b1 and b2 never collide: welded together, both without dofs, or parent and
+// child (unless filterparent is disabled), or no geom contype of one meets a conaffinity of the
+// other (mj_broadphase's filterBodyPair and bitmask test)
+PX_FN int pxk_colBodyPairOff(PX_MDC int b1, int b2) {
+  int weld1 = M(body_weldid, b1);
+  int weld2 = M(body_weldid, b2);
+  if (weld1 == weld2) return 1;
+  int dof1 = M(body_dofnum, weld1);
+  int dof2 = M(body_dofnum, weld2);
+  if (dof1 == 0 && dof2 == 0) return 1;
+  int parent1 = M(body_weldid, M(body_parentid, weld1));
+  int parent2 = M(body_weldid, M(body_parentid, weld2));
+  int filterparent = (MOPT(disableflags) & PX_DSBL_FILTERPARENT) == 0 ? 1 : 0;
+  if (filterparent == 1 && weld1 != 0 && weld2 != 0 && (weld1 == parent2 || weld2 == parent1)) {
+    return 1;
+  }
+  return pxk_colBitmaskOff(M(body_contype, b1), M(body_conaffinity, b1), M(body_contype, b2),
+                           M(body_conaffinity, b2));
+}
+
+// 1 when body pair signature `sig` is in the sorted <exclude> list
+PX_FN int pxk_colExcluded(PX_MDC int sig) {
+  for (int i = 0; i < MS(nexclude); i++) {
+    if (M(exclude_signature, i) == sig) return 1;
+    if (M(exclude_signature, i) > sig) return 0;
+  }
+  return 0;
+}
+
+//---------------------------------- contact records -----------------------------------------------
+
+// complete a contact frame from its normal (row 0) and a tangent hint (row 1), mju_makeFrame
+PX_FN void pxk_makeFrame(PX_INOUT(PX_REAL, frame, 9)) {
+  PXR x[3];
+  PXR y[3];
+  for (int k = 0; k < 3; k++) {
+    x[k] = frame[k];
+    y[k] = frame[3 + k];
+  }
+  pxk_normalize3(x);
+  PXR yy = y[0] * y[0] + y[1] * y[1] + y[2] * y[2];
+  if (yy < PX_R(0.25)) {
+    y[0] = PX_ZERO;
+    y[1] = PX_ZERO;
+    y[2] = PX_ZERO;
+    if (x[1] < PX_R(0.5) && x[1] > PX_R(-0.5)) {
+      y[1] = PX_R(1.0);
+    } else {
+      y[2] = PX_R(1.0);
+    }
+  }
+  PXR xy = x[0] * y[0] + x[1] * y[1] + x[2] * y[2];
+  for (int k = 0; k < 3; k++) {
+    PXR t = x[k] * xy;
+    y[k] = y[k] - t;
+  }
+  pxk_normalize3(y);
+  PXR z[3];
+  pxk_cross(z, x, y);
+  for (int k = 0; k < 3; k++) {
+    frame[k] = x[k];
+    frame[3 + k] = y[k];
+    frame[6 + k] = z[k];
+  }
+}
+
+// the most contacts MuJoCo allots a geom pair (mj_maxContact)
+PX_FN int pxk_maxContact(PX_MDC int g1, int g2, int has_margin) {
+  int t1 = M(geom_type, g1);
+  int t2 = M(geom_type, g2);
+  if (t1 == PX_GEOM_HFIELD || t2 == PX_GEOM_HFIELD) {
+    int t = t1 == PX_GEOM_HFIELD ? t2 : t1;
+    return (t != PX_GEOM_PLANE && t != PX_GEOM_HFIELD) ? PXK_MAXCONPAIR : 0;
+  }
+  if (t1 == PX_GEOM_SPHERE || t1 == PX_GEOM_ELLIPSOID || t2 == PX_GEOM_SPHERE ||
+      t2 == PX_GEOM_ELLIPSOID) {
+    return 1;
+  }
+  if (t1 == PX_GEOM_BOX && t2 == PX_GEOM_BOX) return 8;
+  if (t1 == PX_GEOM_CAPSULE && t2 == PX_GEOM_CAPSULE) return 2;
+  if ((t1 == PX_GEOM_CAPSULE && t2 == PX_GEOM_BOX) ||
+      (t1 == PX_GEOM_BOX && t2 == PX_GEOM_CAPSULE)) {
+    return 4;
+  }
+  if (t1 == PX_GEOM_PLANE || t2 == PX_GEOM_PLANE) {
+    int t = t1 == PX_GEOM_PLANE ? t2 : t1;
+    if (t == PX_GEOM_CAPSULE) return 2;
+    if (t == PX_GEOM_CYLINDER || t == PX_GEOM_BOX) return 4;
+    if (t == PX_GEOM_MESH) return 3;
+    return 0;
+  }
+  if ((MOPT(disableflags) & PX_DSBL_MULTICCD) != 0) return 1;
+  if (t1 == PX_GEOM_CAPSULE || t2 == PX_GEOM_CAPSULE || t1 == PX_GEOM_CYLINDER ||
+      t2 == PX_GEOM_CYLINDER) {
+    return 5;
+  }
+  return has_margin != 0 ? 5 : 4;
+}
+
+// contact parameters of geom pair (g1, g2) without a <pair> (mj_contactParam), written into
+// record c: dim, solref, solimp, friction (unpacked to 5) and adhesion
+PX_FN void pxk_colMixParams(PX_MDC int g1, int g2, int c) {
+  int p1 = M(geom_priority, g1);
+  int p2 = M(geom_priority, g2);
+  PXR fri[3];
+  if (p1 != p2) {
+    int g = p1 > p2 ? g1 : g2;
+    PXK_CON(c).dim = M(geom_condim, g);
+    for (int k = 0; k < 2; k++) PXK_CON(c).solref[k] = M(geom_solref, 2 * g + k);
+    for (int k = 0; k < 5; k++) PXK_CON(c).solimp[k] = M(geom_solimp, 5 * g + k);
+    for (int k = 0; k < 3; k++) fri[k] = M(geom_friction, 3 * g + k);
+    PXK_CON(c).adhesion = M(geom_adhesion, g);
+  } else {
+    int c1 = M(geom_condim, g1);
+    int c2 = M(geom_condim, g2);
+    PXK_CON(c).dim = c1 > c2 ? c1 : c2;
+    PXR s1 = M(geom_solmix, g1);
+    PXR s2 = M(geom_solmix, g2);
+    PXR mix = PX_R(0.5);
+    if (s1 >= PXK_MINVAL && s2 >= PXK_MINVAL) {
+      PXR sum = s1 + s2;
+      mix = s1 / sum;
+    } else if (s1 < PXK_MINVAL && s2 >= PXK_MINVAL) {
+      mix = PX_ZERO;
+    } else if (s1 >= PXK_MINVAL && s2 < PXK_MINVAL) {
+      mix = PX_R(1.0);
+    }
+    PXR mix1 = PX_R(1.0) - mix;
+    if (M(geom_solref, 2 * g1) > 0 && M(geom_solref, 2 * g2) > 0) {
+      for (int k = 0; k < 2; k++) {
+        PXR a = mix * M(geom_solref, 2 * g1 + k);
+        PXR b = mix1 * M(geom_solref, 2 * g2 + k);
+        PXK_CON(c).solref[k] = a + b;
+      }
+    } else {
+      for (int k = 0; k < 2; k++) {
+        PXR a = M(geom_solref, 2 * g1 + k);
+        PXR b = M(geom_solref, 2 * g2 + k);
+        PXK_CON(c).solref[k] = a < b ? a : b;
+      }
+    }
+    for (int k = 0; k < 5; k++) {
+      PXR a = mix * M(geom_solimp, 5 * g1 + k);
+      PXR b = mix1 * M(geom_solimp, 5 * g2 + k);
+      PXK_CON(c).solimp[k] = a + b;
+    }
+    for (int k = 0; k < 3; k++) {
+      PXR a = M(geom_friction, 3 * g1 + k);
+      PXR b = M(geom_friction, 3 * g2 + k);
+      fri[k] = a > b ? a : b;
+    }
+    PXR adh = M(geom_adhesion, g1) + M(geom_adhesion, g2);
+    PXK_CON(c).adhesion = adh;
+  }
+  PXK_CON(c).friction[0] = fri[0];
+  PXK_CON(c).friction[1] = fri[0];
+  PXK_CON(c).friction[2] = fri[1];
+  PXK_CON(c).friction[3] = fri[2];
+  PXK_CON(c).friction[4] = fri[2];
+  for (int k = 0; k < 2; k++) PXK_CON(c).solreffriction[k] = PX_ZERO;
+}
+
+// finish record c of geom pair (g1, g2) from its pre-contact: parameters (from <pair> ipair or
+// mixed), the override option, the gap exclusion, the frame (mj_setContact)
+PX_FN void pxk_colFinish(PX_MDC int g1, int g2, int ipair, PX_REAL margin, int c) {
+  if (ipair >= 0) {
+    PXK_CON(c).dim = M(pair_dim, ipair);
+    for (int k = 0; k < 2; k++) PXK_CON(c).solref[k] = M(pair_solref, 2 * ipair + k);
+    for (int k = 0; k < 5; k++) PXK_CON(c).solimp[k] = M(pair_solimp, 5 * ipair + k);
+    for (int k = 0; k < 5; k++) PXK_CON(c).friction[k] = M(pair_friction, 5 * ipair + k);
+    PXK_CON(c).adhesion = M(pair_adhesion, ipair);
+    int given =
+        (M(pair_solreffriction, 2 * ipair) != 0 || M(pair_solreffriction, 2 * ipair + 1) != 0) ? 1
+                                                                                               : 0;
+    for (int k = 0; k < 2; k++) {
+      PXK_CON(c).solreffriction[k] = given == 1 ? M(pair_solreffriction, 2 * ipair + k) : PX_ZERO;
+    }
+  } else {
+    pxk_colMixParams(PX_MDARGC g1, g2, c);
+  }
+  int override = (MOPT(enableflags) & PX_ENBL_OVERRIDE) != 0 ? 1 : 0;
+  for (int k = 0; k < 2; k++) {
+    if (override == 1) {
+      PXK_CON(c).solref[k] = MOPT(o_solref[k]);
+      PXK_CON(c).solreffriction[k] = MOPT(o_solref[k]);
+    }
+  }
+  for (int k = 0; k < 5; k++) {
+    if (override == 1) PXK_CON(c).solimp[k] = MOPT(o_solimp[k]);
+    PXR f = override == 1 ? MOPT(o_friction[k]) : PXK_CON(c).friction[k];
+    PXK_CON(c).friction[k] = f > PXK_MINMU ? f : PXK_MINMU;
+  }
+  PXK_CON(c).includemargin = margin;
+  int adhesive = PXK_CON(c).adhesion != 0 ? 1 : 0;
+  int ingap = PXK_CON(c).dist >= margin ? 1 : 0;
+  PXK_CON(c).exclude = (ingap == 1 && adhesive == 0) ? 1 : 0;
+  if (adhesive == 1 && ingap == 1) PXK_CON(c).dim = 1;
+  PXR frame[9];
+  for (int k = 0; k < 6; k++) frame[k] = PXK_CON(c).frame[k];
+  pxk_makeFrame(frame);
+  for (int k = 0; k < 9; k++) PXK_CON(c).frame[k] = frame[k];
+  PXK_CON(c).efc_address = -1;
+  PXK_CON(c).mu = PX_ZERO;
+  for (int k = 0; k < 36; k++) PXK_CON(c).H[k] = PX_ZERO;
+  PXK_CON(c).geom[0] = g1;
+  PXK_CON(c).geom[1] = g2;
+  PXK_CON(c).geom1 = g1;
+  PXK_CON(c).geom2 = g2;
+  for (int k = 0; k < 2; k++) {
+    PXK_CON(c).flex[k] = -1;
+    PXK_CON(c).elem[k] = -1;
+    PXK_CON(c).vert[k] = -1;
+  }
+}
+
+//---------------------------------- narrow phase --------------------------------------------------
+
+// the routines: each header adds its cases to pxk_narrow and pxk_narrowSupported
+
+// run the routine MuJoCo's mjCOLLISIONFUNC table names for (type[g1], type[g2]), types
+// ascending, writing pre-contacts from record adr on; returns their number (0: no routine)
+PX_FN int pxk_narrow(PX_MDC int g1, int g2, PX_REAL margin, int adr) {
+  int t1 = M(geom_type, g1);
+  int t2 = M(geom_type, g2);
+  int key = t1 * PX_NGEOMTYPES + t2;
+  int n = 0;
+  PX_UNUSED(margin);
+  PX_UNUSED(adr);
+  switch (key) {
+    default:
+      n = 0;
+      break;
+  }
+  return n;
+}
+
+// 1 when phalanx has the narrow-phase routine of the pair of geom types (types ascending)
+PX_FN int pxk_narrowSupported(int t1, int t2) {
+  int key = t1 * PX_NGEOMTYPES + t2;
+  switch (key) {
+    default:
+      return 0;
+  }
+}
+
+// 1 when MuJoCo 3.12 collides the pair of geom types (types ascending): every pair but those
+// of planes and height fields among themselves, and SDFs (which phalanx rejects at compile)
+PX_FN int pxk_narrowExists(int t1, int t2) {
+  if (t1 == PX_GEOM_PLANE && (t2 == PX_GEOM_PLANE || t2 == PX_GEOM_HFIELD)) return 0;
+  if (t1 == PX_GEOM_HFIELD && t2 == PX_GEOM_HFIELD) return 0;
+  return 1;
+}
+
+//---------------------------------- driver --------------------------------------------------------
+
+// collide geom pair (g1, g2) (ipair: its <pair>, or -1) if it passes the bounding test: the
+// pre-contacts land from record PXK_NCON on and are kept when they fit the capacity
+PX_FN void pxk_colPair(PX_MDC int g1, int g2, int ipair) {
+  int a = g1;
+  int b = g2;
+  if (M(geom_type, g1) > M(geom_type, g2)) {
+    a = g2;
+    b = g1;
+  }
+  PXR margin = pxk_colMargin(PX_MDARGC a, b, ipair);
+  PXR gap = pxk_colGap(PX_MDARGC a, b, ipair);
+  PXR bound = margin + gap;
+  if (pxk_colSphereOff(PX_MDARGC a, b, bound) == 1) return;
+  int adr = PXK_NCON;
+  int n = pxk_narrow(PX_MDARGC a, b, bound, adr);
+  // keep finite pre-contacts only (a NaN pose yields no contact rather than a NaN one)
+  int kept = 0;
+  for (int i = 0; i < n; i++) {
+    PXR s = PXK_CON(adr + i).dist;
+    for (int k = 0; k < 3; k++) {
+      s = s + PXK_CON(adr + i).pos[k];
+      s = s + PXK_CON(adr + i).frame[k];
+      s = s + PXK_CON(adr + i).frame[3 + k];
+    }
+    PXR z = s - s;
+    if (z == PX_ZERO) {
+      if (kept != i) PXK_CON(adr + kept) = PXK_CON(adr + i);
+      kept = kept + 1;
+    }
+  }
+  if (kept == 0) return;
+  if (adr + kept > PXK_NCONMAX) {
+    D(warning, 2 * PX_WARN_CONTACTFULL) = adr;
+    D(warning, 2 * PX_WARN_CONTACTFULL + 1) = D(warning, 2 * PX_WARN_CONTACTFULL + 1) + 1;
+    return;
+  }
+  for (int i = 0; i < kept; i++) pxk_colFinish(PX_MDARGC a, b, ipair, margin, adr + i);
+  PXK_NCON = adr + kept;
+}
+
+// 1 when geom pair (g1, g2) is one of the <pair>s startadr..pairadr-1
+PX_FN int pxk_colIsPair(PX_MDC int g1, int g2, int startadr, int pairadr) {
+  for (int k = startadr; k < pairadr; k++) {
+    int p1 = M(pair_geom1, k);
+    int p2 = M(pair_geom2, k);
+    if ((p1 == g1 && p2 == g2) || (p1 == g2 && p2 == g1)) return 1;
+  }
+  return 0;
+}
+
+// all contacts of this world, in MuJoCo's order (mj_collision)
+PX_FN void pxk_collision(PX_MD) {
+  PXK_NCON = 0;
+  int dsbl = MOPT(disableflags);
+  if ((dsbl & PX_DSBL_CONSTRAINT) != 0 || (dsbl & PX_DSBL_CONTACT) != 0 || MS(nbody) < 2) return;
+  int nbody = MS(nbody);
+  int npair = MS(npair);
+  int pairadr = 0;
+  for (int b1 = 0; b1 < nbody; b1++) {
+    int n1 = M(body_geomnum, b1);
+    if (n1 == 0) continue;
+    if (M(body_contype, b1) == 0 && M(body_conaffinity, b1) == 0) continue;
+    for (int b2 = b1 + 1; b2 < nbody; b2++) {
+      int n2 = M(body_geomnum, b2);
+      if (n2 == 0) continue;
+      if (M(body_contype, b2) == 0 && M(body_conaffinity, b2) == 0) continue;
+      if (pxk_colBodyPairOff(PX_MDARGC b1, b2) == 1) continue;
+      int sig = b1 * 65536 + b2;
+      // explicit pairs of signature <= sig come first
+      int startadr = pairadr;
+      int merged = 0;
+      while (pairadr < npair && M(pair_signature, pairadr) <= sig) {
+        if (M(pair_signature, pairadr) == sig) merged = 1;
+        pxk_colPair(PX_MDARGC M(pair_geom1, pairadr), M(pair_geom2, pairadr), pairadr);
+        pairadr = pairadr + 1;
+      }
+      if (pxk_colExcluded(PX_MDARGC sig) == 1) continue;
+      int a1 = M(body_geomadr, b1);
+      int a2 = M(body_geomadr, b2);
+      for (int g1 = a1; g1 < a1 + n1; g1++) {
+        for (int g2 = a2; g2 < a2 + n2; g2++) {
+          if (merged == 1 && pxk_colIsPair(PX_MDARGC g1, g2, startadr, pairadr) == 1) continue;
+          if (pxk_colBitmaskOff(M(geom_contype, g1), M(geom_conaffinity, g1), M(geom_contype, g2),
+                                M(geom_conaffinity, g2)) == 1) {
+            continue;
+          }
+          pxk_colPair(PX_MDARGC g1, g2, -1);
+        }
+      }
+    }
+  }
+  // the remaining explicit pairs
+  while (pairadr < npair) {
+    pxk_colPair(PX_MDARGC M(pair_geom1, pairadr), M(pair_geom2, pairadr), pairadr);
+    pairadr = pairadr + 1;
+  }
+}
+
+#endif  // PX_KERN_COLLIDE_H_
