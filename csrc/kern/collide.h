@@ -305,6 +305,7 @@ PX_FN void pxk_colFinish(PX_MDC int g1, int g2, int ipair, PX_REAL margin, int c
 //---------------------------------- narrow phase --------------------------------------------------
 
 // the routines: each header adds its cases to pxk_narrow and pxk_narrowSupported
+#include "kern/collide_plane.h"
 
 // run the routine MuJoCo's mjCOLLISIONFUNC table names for (type[g1], type[g2]), types
 // ascending, writing pre-contacts from record adr on; returns their number (0: no routine)
@@ -316,6 +317,10 @@ PX_FN int pxk_narrow(PX_MDC int g1, int g2, PX_REAL margin, int adr) {
   PX_UNUSED(margin);
   PX_UNUSED(adr);
   switch (key) {
+    case PX_GEOM_PLANE * PX_NGEOMTYPES + PX_GEOM_ELLIPSOID:
+    case PX_GEOM_PLANE * PX_NGEOMTYPES + PX_GEOM_MESH:
+      n = pxk_colPlaneConvex(PX_MDARGC g1, g2, margin, adr);
+      break;
     default:
       n = 0;
       break;
@@ -327,6 +332,9 @@ PX_FN int pxk_narrow(PX_MDC int g1, int g2, PX_REAL margin, int adr) {
 PX_FN int pxk_narrowSupported(int t1, int t2) {
   int key = t1 * PX_NGEOMTYPES + t2;
   switch (key) {
+    case PX_GEOM_PLANE * PX_NGEOMTYPES + PX_GEOM_ELLIPSOID:
+    case PX_GEOM_PLANE * PX_NGEOMTYPES + PX_GEOM_MESH:
+      return 1;
     default:
       return 0;
   }

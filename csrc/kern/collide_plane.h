@@ -26,15 +26,15 @@
 // the first contact; returns 1 if a contact was written at record adr
 PX_FN int pxk_planeMeshAdd(PX_MDC int g, int vid, PX_IN(PX_REAL, pos1, 3),
                            PX_IN(PX_REAL, normal, 3), PX_IN(PX_REAL, first, 3), int adr) {
-  PXR mat2[9];
-  for (int k = 0; k < 9; k++) mat2[k] = D(geom_xmat, 9 * g + k);
+  PXR rot2[9];
+  for (int k = 0; k < 9; k++) rot2[k] = D(geom_xmat, 9 * g + k);
   int vadr = M(mesh_vertadr, M(geom_dataid, g));
   PXR v[3];
   for (int k = 0; k < 3; k++) v[k] = PX_TOREAL(M(mesh_vert, 3 * (vadr + vid) + k));
 
   // vertex in global coordinates
   PXR pnt[3];
-  pxk_mulMatVec3(pnt, mat2, v);
+  pxk_mulMatVec3(pnt, rot2, v);
   for (int k = 0; k < 3; k++) {
     PXR p = pnt[k] + D(geom_xpos, 3 * g + k);
     pnt[k] = p;
@@ -116,10 +116,10 @@ PX_FN int pxk_colPlaneConvex(PX_MDC int g1, int g2, PX_REAL margin, int adr) {
   int gadr = M(mesh_graphadr, mesh);
 
   // direction in the mesh frame, and the inclusion threshold relative to the mesh centre
-  PXR mat2[9];
-  for (int k = 0; k < 9; k++) mat2[k] = D(geom_xmat, 9 * g2 + k);
+  PXR rot2[9];
+  for (int k = 0; k < 9; k++) rot2[k] = D(geom_xmat, 9 * g2 + k);
   PXR ldir[3];
-  pxk_mulMatTVec3(ldir, mat2, dir);
+  pxk_mulMatTVec3(ldir, rot2, dir);
   PXR dif2[3];
   pxk_sub3(dif2, pos2, pos1);
   PXR h2 = pxk_dot3(normal, dif2);

@@ -206,6 +206,49 @@ def test_degenerate(kind, key):
         assert len(dist) == 0
 
 
+def test_driver_scene(full):
+    """phalanx.collision on a scene of ellipsoids and meshes over a tilted plane (the movable
+    geoms collide only with the plane): ncon and every contact field MuJoCo sets."""
+    meshes = "".join(f'<mesh name="{k}" vertex="{_fmt(v)}"/>' for k, v in MESHES.items())
+    bodies = ""
+    for i, k in enumerate(list(MESHES) + list(ELLIPSOIDS)):
+        shape = (f'type="mesh" mesh="{k}"' if k in MESHES else
+                 f'type="ellipsoid" size="{_fmt(ELLIPSOIDS[k])}"')
+        bodies += (f'<body pos="{i * 0.3 - 1} 0 .5"><freejoint/><geom {shape} contype="2" '
+                   f'conaffinity="1" margin="{0.01 * i}" gap="{0.005 * (i % 3)}" '
+                   f'friction="{0.5 + 0.1 * i} .01 .001" condim="{(1, 3, 4, 6)[i % 4]}"/></body>')
+    xml = f"""<mujoco><asset>{meshes}</asset><worldbody>
+      <geom type="plane" size="3 3 .1" zaxis="0.1 -0.2 1" contype="1" conaffinity="2"/>
+      {bodies}</worldbody></mujoco>"""
+    ours, ref, do, dr = load(xml)
+    rng = np.random.default_rng(17)
+    nb = ref.nbody - 1
+    total = 0
+    for trial in range(200 if full else 20):
+        q = ref.qpos0.copy()
+        for b in range(nb):
+            a = 7 * b
+            q[a:a + 3] = [b * 0.3 - 1, rng.uniform(-1, 1), rng.uniform(-0.15, 0.25)]
+            quat = rng.normal(size=4)
+            q[a + 3:a + 7] = quat / np.linalg.norm(quat)
+        dr.qpos[:] = q
+        do.qpos[:] = q
+        mujoco.mj_kinematics(ref, dr)
+        mujoco.mj_collision(ref, dr)
+        phalanx.kinematics(ours, do)
+        phalanx.collision(ours, do)
+        assert do.ncon == dr.ncon
+        total += dr.ncon
+        oc = do.contact[:do.ncon]
+        for i in range(dr.ncon):
+            rc = dr.contact[i]
+            assert (oc["geom1"][i], oc["geom2"][i]) == (rc.geom1, rc.geom2)
+            assert oc["dim"][i] == rc.dim
+            for f in ("dist", "pos", "frame", "includemargin", "friction", "solref", "solimp"):
+                assert err(oc[f][i], getattr(rc, f)) <= TOL, f
+    assert total > 0
+
+
 def test_report_worst(capsys):
     """Prints the worst errors measured by the tests above (run with -s)."""
     with capsys.disabled():
