@@ -51,7 +51,8 @@
 #define PXK_OBJ_POS 3      // geom_xpos (3)
 #define PXK_OBJ_MAT 6      // geom_xmat (9)
 #define PXK_OBJ_MARGIN 15  // margin the object was made with
-#define PXK_OBJR 16
+#define PXK_OBJ_PRISM 16   // height-field prism: 6 vertices (bottom triangle, then top)
+#define PXK_OBJR 34
 
 // layout of the integer part of a convex object
 #define PXK_OBJ_GEOM 0       // geom id
@@ -308,6 +309,22 @@ PX_FN void pxk_ccdSupport(PX_MDC PX_OUT(PX_REAL, res, 3), PX_IN(PX_REAL, obj, PX
       iv = pxk_ccdMeshScan(PX_MDARGC ldir, obji);
     }
     pxk_ccdMeshVert(PX_MDARGC res, obj, obji[PXK_OBJ_VERTADR] + iv);
+  } else if (type == PXK_GEOM_HFIELD) {
+    // prism (mjc_prism_support): best vertex of the bottom (dir z < 0) or top triangle
+    int istart = 3;
+    if (dir[2] < PX_R(0.0)) istart = 0;
+    int ibest = istart;
+    int a = PXK_OBJ_PRISM + 3 * istart;
+    PXR best = obj[a] * dir[0] + obj[a + 1] * dir[1] + obj[a + 2] * dir[2];
+    for (int i = 1; i < 3; i++) {
+      a = PXK_OBJ_PRISM + 3 * (istart + i);
+      PXR tmp = obj[a] * dir[0] + obj[a + 1] * dir[1] + obj[a + 2] * dir[2];
+      if (tmp > best) {
+        ibest = istart + i;
+        best = tmp;
+      }
+    }
+    for (int k = 0; k < 3; k++) res[k] = obj[PXK_OBJ_PRISM + 3 * ibest + k];
   } else {
     res[0] = obj[PXK_OBJ_POS];
     res[1] = obj[PXK_OBJ_POS + 1];
