@@ -306,6 +306,7 @@ PX_FN void pxk_colFinish(PX_MDC int g1, int g2, int ipair, PX_REAL margin, int c
 
 // the routines: each header adds its cases to pxk_narrow and pxk_narrowSupported
 #include "kern/collide_plane.h"
+#include "kern/collide_hfield.h"
 
 // run the routine MuJoCo's mjCOLLISIONFUNC table names for (type[g1], type[g2]), types
 // ascending, writing pre-contacts from record adr on; returns their number (0: no routine)
@@ -317,9 +318,17 @@ PX_FN int pxk_narrow(PX_MDC int g1, int g2, PX_REAL margin, int adr) {
   PX_UNUSED(margin);
   PX_UNUSED(adr);
   switch (key) {
-    case PX_GEOM_PLANE * PX_NGEOMTYPES + PX_GEOM_ELLIPSOID:
-    case PX_GEOM_PLANE * PX_NGEOMTYPES + PX_GEOM_MESH:
+    case PX_GEOM_PLANE* PX_NGEOMTYPES + PX_GEOM_ELLIPSOID:
+    case PX_GEOM_PLANE* PX_NGEOMTYPES + PX_GEOM_MESH:
       n = pxk_colPlaneConvex(PX_MDARGC g1, g2, margin, adr);
+      break;
+    case PX_GEOM_HFIELD* PX_NGEOMTYPES + PX_GEOM_SPHERE:
+    case PX_GEOM_HFIELD* PX_NGEOMTYPES + PX_GEOM_CAPSULE:
+    case PX_GEOM_HFIELD* PX_NGEOMTYPES + PX_GEOM_ELLIPSOID:
+    case PX_GEOM_HFIELD* PX_NGEOMTYPES + PX_GEOM_CYLINDER:
+    case PX_GEOM_HFIELD* PX_NGEOMTYPES + PX_GEOM_BOX:
+    case PX_GEOM_HFIELD* PX_NGEOMTYPES + PX_GEOM_MESH:
+      n = pxk_colConvexHField(PX_MDARGC g1, g2, margin, adr);
       break;
     default:
       n = 0;
@@ -332,8 +341,14 @@ PX_FN int pxk_narrow(PX_MDC int g1, int g2, PX_REAL margin, int adr) {
 PX_FN int pxk_narrowSupported(int t1, int t2) {
   int key = t1 * PX_NGEOMTYPES + t2;
   switch (key) {
-    case PX_GEOM_PLANE * PX_NGEOMTYPES + PX_GEOM_ELLIPSOID:
-    case PX_GEOM_PLANE * PX_NGEOMTYPES + PX_GEOM_MESH:
+    case PX_GEOM_PLANE* PX_NGEOMTYPES + PX_GEOM_ELLIPSOID:
+    case PX_GEOM_PLANE* PX_NGEOMTYPES + PX_GEOM_MESH:
+    case PX_GEOM_HFIELD* PX_NGEOMTYPES + PX_GEOM_SPHERE:
+    case PX_GEOM_HFIELD* PX_NGEOMTYPES + PX_GEOM_CAPSULE:
+    case PX_GEOM_HFIELD* PX_NGEOMTYPES + PX_GEOM_ELLIPSOID:
+    case PX_GEOM_HFIELD* PX_NGEOMTYPES + PX_GEOM_CYLINDER:
+    case PX_GEOM_HFIELD* PX_NGEOMTYPES + PX_GEOM_BOX:
+    case PX_GEOM_HFIELD* PX_NGEOMTYPES + PX_GEOM_MESH:
       return 1;
     default:
       return 0;

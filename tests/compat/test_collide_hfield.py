@@ -121,15 +121,15 @@ def random_pose(ref, dr, rng):
     return q
 
 
-def sweep(key, place, full):
-    ours, ref, do, dr = load(make_xml(key, place))
+def sweep(key, place, full, margin=MARGIN, gap=GAP):
+    ours, ref, do, dr = load(make_xml(key, place, margin, gap))
     # the same without margin and gap sorts the poses: hfield contact distances are measured
     # between the inflated shapes, so they are negative whenever there is a contact
     ref0 = mujoco.MjModel.from_xml_string(make_xml(key, place, margin=0, gap=0))
     dr0 = mujoco.MjData(ref0)
     rng = np.random.default_rng(zlib.crc32(f"{key} {place}".encode()))
     n = 500 if full else 30
-    zones = [0, 0, 0]
+    zones = [0, 0 if margin + gap > 0 else n, 0]
     tries = 0
     while min(zones) < n and tries < 40 * n:
         tries += 1
@@ -139,7 +139,8 @@ def sweep(key, place, full):
         zone = 0 if len(mj_contacts(ref0, dr0)[0]) else (1 if len(mj_contacts(ref, dr)[0]) else 2)
         if zones[zone] >= n:
             continue
-        compare(ours, ref, do, dr, q, f"hfield-{key}")
+        compare(ours, ref, do, dr, q, f"hfield-{key}" + ("" if margin + gap > 0 else "-nomargin"),
+                margin=margin + gap)
         zones[zone] += 1
     assert min(zones) >= n, f"zones filled {zones} after {tries} tries"
 
@@ -168,6 +169,37 @@ def test_hfield_degenerate(key):
         phalanx.kinematics(ours, do)
         dist, pos, frame = phalanx._core._narrowphase(ours, do, 0, 1, 0.0)
         assert np.all(np.isfinite(dist)) and np.all(np.isfinite(pos))
+
+
+@pytest.mark.parametrize("key", ["box", "meshbox", "meshlumpy", "capsule"])
+def test_hfield_no_margin(key, full):
+    """Zero margin: boxes and meshes against prisms are discrete shapes for the GJK."""
+    sweep(key, PLACES[1], full, margin=0.0, gap=0.0)
+
+
+@pytest.mark.parametrize("key", ["box", "meshbox", "ellipsoid", "cylinder"])
+def test_hfield_fine_grid(key, full):
+    """A 31 x 31 field under geoms larger than its cells, lying nearly flat: many prisms per
+    geom, up to MuJoCo's 50 contacts per pair."""
+    rng = np.random.default_rng(zlib.crc32(key.encode()))
+    elev = np.round(rng.uniform(0, 1, size=(31, 31)), 3)
+    shape = GEOMS[key].replace('".2 .1 .05"', '".3 .25 .05"').replace('".1 .08"', '".3 .05"')
+    shape = shape.replace('".2 .1 .06"', '".35 .3 .06"')
+    xml = f"""<mujoco><asset>
+      <hfield name="h" nrow="31" ncol="31" size="1 1 .05 .1" elevation="{_fmt(elev)}"/>
+      <mesh name="box8" vertex="{_fmt(_box * 1.6)}"/><mesh name="lumpy20" vertex="{_fmt(_lumpy)}"/>
+    </asset><worldbody><geom type="hfield" hfield="h"/>
+      <body><freejoint/><geom {shape} margin=".01" gap=".005"/></body></worldbody></mujoco>"""
+    ours, ref, do, dr = load(xml)
+    most = 0
+    for trial in range(200 if full else 20):
+        q = ref.qpos0.copy()
+        q[0:3] = [rng.uniform(-0.6, 0.6), rng.uniform(-0.6, 0.6), rng.uniform(0.0, 0.06)]
+        ax = rng.normal(size=3)
+        ax /= np.linalg.norm(ax)
+        mujoco.mju_axisAngle2Quat(q[3:7], ax, rng.uniform(0, 0.1))
+        most = max(most, len(compare(ours, ref, do, dr, q, f"hfield-{key}-fine", margin=0.015)))
+    assert most > 8
 
 
 def test_report_worst(capsys):
