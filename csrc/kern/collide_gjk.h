@@ -31,39 +31,39 @@
 #define PXK_CCD_MAXVAL2 PX_R(1E+20)  // mjMAXVAL^2
 
 // capacity of one run
-#define PXK_CCD_MAXIT 64                     // iterations the polytope has room for
-#define PXK_CCD_NV (5 + PXK_CCD_MAXIT)       // polytope vertices
-#define PXK_CCD_NF (6 * PXK_CCD_MAXIT)       // polytope faces
-#define PXK_CCD_NH 24                        // horizon edges (MuJoCo's fixed 24)
-#define PXK_CCD_NX 4                         // witness pairs kept by a run
-#define PXK_CCD_MAXCON 5                     // contacts of one mjc_Convex call
+#define PXK_CCD_MAXIT 64                // iterations the polytope has room for
+#define PXK_CCD_NV (5 + PXK_CCD_MAXIT)  // polytope vertices
+#define PXK_CCD_NF (6 * PXK_CCD_MAXIT)  // polytope faces
+#define PXK_CCD_NH 24                   // horizon edges (MuJoCo's fixed 24)
+#define PXK_CCD_NX 4                    // witness pairs kept by a run
+#define PXK_CCD_MAXCON 5                // contacts of one mjc_Convex call
 
 // status reals
-#define PXK_SR_X1 0                                  // witness points on object 1 (3 * NX)
-#define PXK_SR_X2 (PXK_SR_X1 + 3 * PXK_CCD_NX)       // witness points on object 2 (3 * NX)
-#define PXK_SR_DIST (PXK_SR_X2 + 3 * PXK_CCD_NX)     // distances (NX)
-#define PXK_SR_SIMP (PXK_SR_DIST + PXK_CCD_NX)       // simplex: 4 vertices of 9 (v, v1, v2)
-#define PXK_SR_TOL (PXK_SR_SIMP + 36)                // tolerance
-#define PXK_SR_CUTOFF (PXK_SR_TOL + 1)               // dist_cutoff
+#define PXK_SR_X1 0                               // witness points on object 1 (3 * NX)
+#define PXK_SR_X2 (PXK_SR_X1 + 3 * PXK_CCD_NX)    // witness points on object 2 (3 * NX)
+#define PXK_SR_DIST (PXK_SR_X2 + 3 * PXK_CCD_NX)  // distances (NX)
+#define PXK_SR_SIMP (PXK_SR_DIST + PXK_CCD_NX)    // simplex: 4 vertices of 9 (v, v1, v2)
+#define PXK_SR_TOL (PXK_SR_SIMP + 36)             // tolerance
+#define PXK_SR_CUTOFF (PXK_SR_TOL + 1)            // dist_cutoff
 #define PXK_SR (PXK_SR_CUTOFF + 1)
 
 // status integers
-#define PXK_SI_SIMPI 0       // simplex vertex indices: 4 pairs (index1, index2)
-#define PXK_SI_SEP 8         // separated
-#define PXK_SI_NX 9          // witness pairs
-#define PXK_SI_GJKIT 10      // GJK iterations
-#define PXK_SI_NSIMP 11      // simplex vertices
-#define PXK_SI_MAXIT 12      // max iterations
-#define PXK_SI_MAXCON 13     // max contacts
-#define PXK_SI_EPAIT 14      // EPA iterations
-#define PXK_SI_EPASTAT 15    // EPA status
+#define PXK_SI_SIMPI 0     // simplex vertex indices: 4 pairs (index1, index2)
+#define PXK_SI_SEP 8       // separated
+#define PXK_SI_NX 9        // witness pairs
+#define PXK_SI_GJKIT 10    // GJK iterations
+#define PXK_SI_NSIMP 11    // simplex vertices
+#define PXK_SI_MAXIT 12    // max iterations
+#define PXK_SI_MAXCON 13   // max contacts
+#define PXK_SI_EPAIT 14    // EPA iterations
+#define PXK_SI_EPASTAT 15  // EPA status
 #define PXK_SI 16
 
 // polytope reals
-#define PXK_PR_V 0                                  // vertices: 9 each (v, v1, v2)
-#define PXK_PR_FV (PXK_PR_V + 9 * PXK_CCD_NV)       // face: projection of the origin (3)
-#define PXK_PR_FD2 (PXK_PR_FV + 3 * PXK_CCD_NF)     // face: squared distance
-#define PXK_PR_CEN (PXK_PR_FD2 + PXK_CCD_NF)        // centre (3)
+#define PXK_PR_V 0                               // vertices: 9 each (v, v1, v2)
+#define PXK_PR_FV (PXK_PR_V + 9 * PXK_CCD_NV)    // face: projection of the origin (3)
+#define PXK_PR_FD2 (PXK_PR_FV + 3 * PXK_CCD_NF)  // face: squared distance
+#define PXK_PR_CEN (PXK_PR_FD2 + PXK_CCD_NF)     // centre (3)
 #define PXK_PR (PXK_PR_CEN + 3)
 
 // polytope integers
@@ -79,7 +79,7 @@
 #define PXK_PI_MAXFACES (PXK_PI_NVERTS + 2)
 #define PXK_PI_NMAP (PXK_PI_NVERTS + 3)
 #define PXK_PI_NEDGES (PXK_PI_NVERTS + 4)
-#define PXK_PI_W (PXK_PI_NVERTS + 5)                // vertex the horizon is seen from
+#define PXK_PI_W (PXK_PI_NVERTS + 5)  // vertex the horizon is seen from
 #define PXK_PI (PXK_PI_NVERTS + 6)
 
 // EPA status codes (mjEPAStatus)
@@ -311,12 +311,12 @@ PX_FN void pxk_ccdS2D(PX_OUT(PX_REAL, lambda, 3), PX_IN(PX_REAL, s1, 3), PX_IN(P
   }
 
   // minors of the homogeneous simplex matrix
-  PXR m14 = s2[1] * s3[2] - s2[2] * s3[1] - s1[1] * s3[2] + s1[2] * s3[1] + s1[1] * s2[2] -
-            s1[2] * s2[1];
-  PXR m24 = s2[0] * s3[2] - s2[2] * s3[0] - s1[0] * s3[2] + s1[2] * s3[0] + s1[0] * s2[2] -
-            s1[2] * s2[0];
-  PXR m34 = s2[0] * s3[1] - s2[1] * s3[0] - s1[0] * s3[1] + s1[1] * s3[0] + s1[0] * s2[1] -
-            s1[1] * s2[0];
+  PXR m14 =
+      s2[1] * s3[2] - s2[2] * s3[1] - s1[1] * s3[2] + s1[2] * s3[1] + s1[1] * s2[2] - s1[2] * s2[1];
+  PXR m24 =
+      s2[0] * s3[2] - s2[2] * s3[0] - s1[0] * s3[2] + s1[2] * s3[0] + s1[0] * s2[2] - s1[2] * s2[0];
+  PXR m34 =
+      s2[0] * s3[1] - s2[1] * s3[0] - s1[0] * s3[1] + s1[1] * s3[0] + s1[0] * s2[1] - s1[1] * s2[0];
 
   // drop the axis of the largest projection
   PXR mmax = PX_ZERO;
@@ -829,7 +829,7 @@ PX_FN int pxk_ccdInsertVertex(PX_INOUT(PX_REAL, ptr, PXK_PR), PX_INOUT(int, pti,
 PX_FN int pxk_ccdEpaSupport(PX_MDC PX_INOUT(PX_REAL, ptr, PXK_PR), PX_INOUT(int, pti, PXK_PI),
                             PX_IN(PX_REAL, obj1, PXK_OBJR), PX_INOUT(int, oi1, PXK_OBJI),
                             PX_IN(PX_REAL, obj2, PXK_OBJR), PX_INOUT(int, oi2, PXK_OBJI),
-                            PX_IN(PX_REAL, d, 3), PX_REAL dnorm) {
+                            PX_IN(PX_REAL, sd, 3), PX_REAL dnorm) {
   PXR dir[3];
   PXR dneg[3];
   dir[0] = PX_R(1.0);
@@ -840,7 +840,7 @@ PX_FN int pxk_ccdEpaSupport(PX_MDC PX_INOUT(PX_REAL, ptr, PXK_PR), PX_INOUT(int,
   dneg[2] = PX_R(0.0);
   if (dnorm > PXK_MINVAL) {
     for (int k = 0; k < 3; k++) {
-      dir[k] = d[k] / dnorm;
+      dir[k] = sd[k] / dnorm;
     }
     for (int k = 0; k < 3; k++) {
       dneg[k] = PX_R(-1.0) * dir[k];
@@ -861,8 +861,8 @@ PX_FN int pxk_ccdEpaSupport(PX_MDC PX_INOUT(PX_REAL, ptr, PXK_PR), PX_INOUT(int,
 
 // attach face (v1, v2, v3) with adjacent faces (a1, a2, a3); returns its squared distance to the
 // origin (0 when its plane is degenerate)
-PX_FN PX_REAL pxk_ccdAttachFace(PX_INOUT(PX_REAL, ptr, PXK_PR), PX_INOUT(int, pti, PXK_PI),
-                                int v1, int v2, int v3, int a1, int a2, int a3) {
+PX_FN PX_REAL pxk_ccdAttachFace(PX_INOUT(PX_REAL, ptr, PXK_PR), PX_INOUT(int, pti, PXK_PI), int v1,
+                                int v2, int v3, int a1, int a2, int a3) {
   int f = pti[PXK_PI_NFACES];
   pti[PXK_PI_NFACES] = f + 1;
   pti[PXK_PI_FVT + 3 * f] = v1;
@@ -912,8 +912,8 @@ PX_FN void pxk_ccdMapFaces(PX_INOUT(int, pti, PXK_PI), int n) {
 
 // replace the status simplex by polytope vertices v1, v2, v3 and empty the polytope
 PX_FN void pxk_ccdReplaceSimplex3(PX_INOUT(PX_REAL, ptr, PXK_PR), PX_INOUT(int, pti, PXK_PI),
-                                  PX_INOUT(PX_REAL, sr, PXK_SR), PX_INOUT(int, si, PXK_SI),
-                                  int v1, int v2, int v3) {
+                                  PX_INOUT(PX_REAL, sr, PXK_SR), PX_INOUT(int, si, PXK_SI), int v1,
+                                  int v2, int v3) {
   si[PXK_SI_NSIMP] = 3;
   for (int j = 0; j < 3; j++) {
     int v = (j == 0) ? v1 : ((j == 1) ? v2 : v3);
@@ -963,12 +963,12 @@ PX_FN int pxk_ccdTestTetra(PX_IN(PX_REAL, p0, 3), PX_IN(PX_REAL, p1, 3), PX_IN(P
 // affine coordinates of p on triangle v1 v2 v3
 PX_FN void pxk_ccdTriAffine(PX_OUT(PX_REAL, lambda, 3), PX_IN(PX_REAL, v1, 3),
                             PX_IN(PX_REAL, v2, 3), PX_IN(PX_REAL, v3, 3), PX_IN(PX_REAL, p, 3)) {
-  PXR m14 = v2[1] * v3[2] - v2[2] * v3[1] - v1[1] * v3[2] + v1[2] * v3[1] + v1[1] * v2[2] -
-            v1[2] * v2[1];
-  PXR m24 = v2[0] * v3[2] - v2[2] * v3[0] - v1[0] * v3[2] + v1[2] * v3[0] + v1[0] * v2[2] -
-            v1[2] * v2[0];
-  PXR m34 = v2[0] * v3[1] - v2[1] * v3[0] - v1[0] * v3[1] + v1[1] * v3[0] + v1[0] * v2[1] -
-            v1[1] * v2[0];
+  PXR m14 =
+      v2[1] * v3[2] - v2[2] * v3[1] - v1[1] * v3[2] + v1[2] * v3[1] + v1[1] * v2[2] - v1[2] * v2[1];
+  PXR m24 =
+      v2[0] * v3[2] - v2[2] * v3[0] - v1[0] * v3[2] + v1[2] * v3[0] + v1[0] * v2[2] - v1[2] * v2[0];
+  PXR m34 =
+      v2[0] * v3[1] - v2[1] * v3[0] - v1[0] * v3[1] + v1[1] * v3[0] + v1[0] * v2[1] - v1[1] * v2[0];
   PXR mmax = PX_ZERO;
   int x = 0;
   int y = 1;
@@ -988,12 +988,12 @@ PX_FN void pxk_ccdTriAffine(PX_OUT(PX_REAL, lambda, 3), PX_IN(PX_REAL, v1, 3),
     x = 0;
     y = 1;
   }
-  PXR c31 = p[x] * v2[y] + p[y] * v3[x] + v2[x] * v3[y] - p[x] * v3[y] - p[y] * v2[x] -
-            v3[x] * v2[y];
-  PXR c32 = p[x] * v3[y] + p[y] * v1[x] + v3[x] * v1[y] - p[x] * v1[y] - p[y] * v3[x] -
-            v1[x] * v3[y];
-  PXR c33 = p[x] * v1[y] + p[y] * v2[x] + v1[x] * v2[y] - p[x] * v2[y] - p[y] * v1[x] -
-            v2[x] * v1[y];
+  PXR c31 =
+      p[x] * v2[y] + p[y] * v3[x] + v2[x] * v3[y] - p[x] * v3[y] - p[y] * v2[x] - v3[x] * v2[y];
+  PXR c32 =
+      p[x] * v3[y] + p[y] * v1[x] + v3[x] * v1[y] - p[x] * v1[y] - p[y] * v3[x] - v1[x] * v3[y];
+  PXR c33 =
+      p[x] * v1[y] + p[y] * v2[x] + v1[x] * v2[y] - p[x] * v2[y] - p[y] * v1[x] - v2[x] * v1[y];
   lambda[0] = c31 / mmax;
   lambda[1] = c32 / mmax;
   lambda[2] = c33 / mmax;
@@ -1557,8 +1557,7 @@ PX_FN void pxk_ccdInflate(PX_INOUT(PX_REAL, sr, PXK_SR), PX_REAL m1, PX_REAL m2)
 // in the status (x1, x2, dist, nx); maxcon > 1 would ask for polygon multi-contact (not here)
 PX_FN PX_REAL pxk_ccd(PX_MDC PX_INOUT(PX_REAL, sr, PXK_SR), PX_INOUT(int, si, PXK_SI),
                       PX_INOUT(PX_REAL, obj1, PXK_OBJR), PX_INOUT(int, oi1, PXK_OBJI),
-                      PX_INOUT(PX_REAL, obj2, PXK_OBJR), PX_INOUT(int, oi2, PXK_OBJI),
-                      int maxcon) {
+                      PX_INOUT(PX_REAL, obj2, PXK_OBJR), PX_INOUT(int, oi2, PXK_OBJI), int maxcon) {
   for (int k = 0; k < 3; k++) {
     sr[PXK_SR_X1 + k] = obj1[PXK_OBJ_POS + k];
     sr[PXK_SR_X2 + k] = obj2[PXK_OBJ_POS + k];
@@ -1662,9 +1661,9 @@ PX_FN PX_REAL pxk_ccd(PX_MDC PX_INOUT(PX_REAL, sr, PXK_SR), PX_INOUT(int, si, PX
 
 // contacts of one penetration query (mjc_penetration with native ccd) appended at con index n
 // of the local contact arrays; returns the number found
-PX_FN int pxk_ccdPenetration(PX_MDC PX_INOUT(PX_REAL, obj1, PXK_OBJR),
-                             PX_INOUT(int, oi1, PXK_OBJI), PX_INOUT(PX_REAL, obj2, PXK_OBJR),
-                             PX_INOUT(int, oi2, PXK_OBJI), int maxcon, PX_REAL margin, int n,
+PX_FN int pxk_ccdPenetration(PX_MDC PX_INOUT(PX_REAL, obj1, PXK_OBJR), PX_INOUT(int, oi1, PXK_OBJI),
+                             PX_INOUT(PX_REAL, obj2, PXK_OBJR), PX_INOUT(int, oi2, PXK_OBJI),
+                             int maxcon, PX_REAL margin, int n,
                              PX_INOUT(PX_REAL, cdist, PXK_CCD_MAXCON),
                              PX_INOUT(PX_REAL, cpos, 3 * PXK_CCD_MAXCON),
                              PX_INOUT(PX_REAL, cnrm, 3 * PXK_CCD_MAXCON)) {
@@ -1795,8 +1794,8 @@ PX_FN int pxk_colConvex(PX_MDC int g1, int g2, PX_REAL margin, int adr) {
 
   // more contacts from slightly rotated poses
   int multi = ((MOPT(disableflags) & PX_DSBL_MULTICCD) == 0) ? 1 : 0;
-  if (maxcon == 1 && ncon == 1 && multi != 0 && t1 != PXK_GEOM_ELLIPSOID &&
-      t1 != PXK_GEOM_SPHERE && t2 != PXK_GEOM_ELLIPSOID && t2 != PXK_GEOM_SPHERE) {
+  if (maxcon == 1 && ncon == 1 && multi != 0 && t1 != PXK_GEOM_ELLIPSOID && t1 != PXK_GEOM_SPHERE &&
+      t2 != PXK_GEOM_ELLIPSOID && t2 != PXK_GEOM_SPHERE) {
     PXR n0[3];
     PXR p0[3];
     PXR fr[9];
