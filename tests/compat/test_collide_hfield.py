@@ -202,6 +202,66 @@ def test_hfield_fine_grid(key, full):
     assert most > 8
 
 
+def test_hfield_small_grid(full):
+    """A 2 x 3 field (one row of cells) with margin on the field geom too, geoms overhanging its
+    edges."""
+    xml = f"""<mujoco><asset><hfield name="h" nrow="2" ncol="3" size=".3 .2 .1 .05"
+      elevation="0 1 .5 .2 .8 0"/></asset><worldbody>
+      <geom type="hfield" hfield="h" margin=".01"/>
+      <body><freejoint/><geom type="box" size=".2 .15 .05" margin=".02" gap=".01"/></body>
+      </worldbody></mujoco>"""
+    ours, ref, do, dr = load(xml)
+    rng = np.random.default_rng(23)
+    for trial in range(300 if full else 40):
+        q = ref.qpos0.copy()
+        q[0:3] = [rng.uniform(-0.5, 0.5), rng.uniform(-0.4, 0.4), rng.uniform(-0.05, 0.25)]
+        quat = rng.normal(size=4)
+        q[3:7] = quat / np.linalg.norm(quat)
+        compare(ours, ref, do, dr, q, "hfield-box-small", margin=0.04)
+
+
+def test_driver_scene(full):
+    """phalanx.collision on terrain with one geom of every type the height field collides with
+    (the movable geoms collide only with the terrain): ncon and every contact field MuJoCo sets."""
+    bodies = ""
+    for i, k in enumerate(GEOMS):
+        bodies += (f'<body><freejoint/><geom {GEOMS[k]} contype="2" conaffinity="1" '
+                   f'margin="{0.01 * (i % 3)}" gap="{0.005 * (i % 2)}" '
+                   f'friction="{0.5 + 0.1 * i} .01 .001" condim="{(1, 3, 4, 6)[i % 4]}"/></body>')
+    xml = f"""<mujoco><asset>
+      <hfield name="h" nrow="{NROW}" ncol="{NCOL}" size="{_fmt(HSIZE)}" elevation="{_fmt(ELEV)}"/>
+      <mesh name="box8" vertex="{_fmt(_box)}"/><mesh name="lumpy20" vertex="{_fmt(_lumpy)}"/>
+    </asset><worldbody>
+      <geom type="hfield" hfield="h" euler="5 -5 10" contype="1" conaffinity="2"/>
+      {bodies}</worldbody></mujoco>"""
+    ours, ref, do, dr = load(xml)
+    rng = np.random.default_rng(29)
+    total = 0
+    for trial in range(200 if full else 20):
+        q = ref.qpos0.copy()
+        for b in range(ref.nbody - 1):
+            a = 7 * b
+            q[a:a + 3] = [rng.uniform(-1, 1), rng.uniform(-0.8, 0.8), rng.uniform(0.0, 0.45)]
+            quat = rng.normal(size=4)
+            q[a + 3:a + 7] = quat / np.linalg.norm(quat)
+        dr.qpos[:] = q
+        do.qpos[:] = q
+        mujoco.mj_kinematics(ref, dr)
+        mujoco.mj_collision(ref, dr)
+        phalanx.kinematics(ours, do)
+        phalanx.collision(ours, do)
+        assert do.ncon == dr.ncon
+        total += dr.ncon
+        oc = do.contact[:do.ncon]
+        for i in range(dr.ncon):
+            rc = dr.contact[i]
+            assert (oc["geom1"][i], oc["geom2"][i]) == (rc.geom1, rc.geom2)
+            assert oc["dim"][i] == rc.dim
+            for f in ("dist", "pos", "frame", "includemargin", "friction", "solref", "solimp"):
+                assert err(oc[f][i], getattr(rc, f)) <= TOL, f
+    assert total > 0
+
+
 def test_report_worst(capsys):
     """Prints the worst errors measured by the tests above (run with -s)."""
     with capsys.disabled():
