@@ -20,6 +20,7 @@
 
 #include "kern/libm.h"
 #include "kern/spatial.h"
+#include "kern/collide_gjk.h"
 
 // a parameter a routine may leave unread (while the dispatcher has no cases yet)
 #ifdef PX_KERN_C
@@ -305,6 +306,8 @@ PX_FN void pxk_colFinish(PX_MDC int g1, int g2, int ipair, PX_REAL margin, int c
 //---------------------------------- narrow phase --------------------------------------------------
 
 // the routines: each header adds its cases to pxk_narrow and pxk_narrowSupported
+#include "kern/collide_plane.h"
+#include "kern/collide_hfield.h"
 #include "kern/collide_prim.h"
 #include "kern/collide_box.h"
 
@@ -318,6 +321,34 @@ PX_FN int pxk_narrow(PX_MDC int g1, int g2, PX_REAL margin, int adr) {
   PX_UNUSED(margin);
   PX_UNUSED(adr);
   switch (key) {
+    case PX_GEOM_PLANE* PX_NGEOMTYPES + PX_GEOM_ELLIPSOID:
+    case PX_GEOM_PLANE* PX_NGEOMTYPES + PX_GEOM_MESH:
+      n = pxk_colPlaneConvex(PX_MDARGC g1, g2, margin, adr);
+      break;
+    case PX_GEOM_HFIELD* PX_NGEOMTYPES + PX_GEOM_SPHERE:
+    case PX_GEOM_HFIELD* PX_NGEOMTYPES + PX_GEOM_CAPSULE:
+    case PX_GEOM_HFIELD* PX_NGEOMTYPES + PX_GEOM_ELLIPSOID:
+    case PX_GEOM_HFIELD* PX_NGEOMTYPES + PX_GEOM_CYLINDER:
+    case PX_GEOM_HFIELD* PX_NGEOMTYPES + PX_GEOM_BOX:
+    case PX_GEOM_HFIELD* PX_NGEOMTYPES + PX_GEOM_MESH:
+      n = pxk_colConvexHField(PX_MDARGC g1, g2, margin, adr);
+      break;
+    case PX_GEOM_SPHERE* PX_NGEOMTYPES + PX_GEOM_ELLIPSOID:
+    case PX_GEOM_SPHERE* PX_NGEOMTYPES + PX_GEOM_MESH:
+    case PX_GEOM_CAPSULE* PX_NGEOMTYPES + PX_GEOM_ELLIPSOID:
+    case PX_GEOM_CAPSULE* PX_NGEOMTYPES + PX_GEOM_CYLINDER:
+    case PX_GEOM_CAPSULE* PX_NGEOMTYPES + PX_GEOM_MESH:
+    case PX_GEOM_ELLIPSOID* PX_NGEOMTYPES + PX_GEOM_ELLIPSOID:
+    case PX_GEOM_ELLIPSOID* PX_NGEOMTYPES + PX_GEOM_CYLINDER:
+    case PX_GEOM_ELLIPSOID* PX_NGEOMTYPES + PX_GEOM_BOX:
+    case PX_GEOM_ELLIPSOID* PX_NGEOMTYPES + PX_GEOM_MESH:
+    case PX_GEOM_CYLINDER* PX_NGEOMTYPES + PX_GEOM_CYLINDER:
+    case PX_GEOM_CYLINDER* PX_NGEOMTYPES + PX_GEOM_BOX:
+    case PX_GEOM_CYLINDER* PX_NGEOMTYPES + PX_GEOM_MESH:
+    case PX_GEOM_BOX* PX_NGEOMTYPES + PX_GEOM_MESH:
+    case PX_GEOM_MESH* PX_NGEOMTYPES + PX_GEOM_MESH:
+      n = pxk_colConvex(PX_MDARGC g1, g2, margin, adr);
+      break;
     case (PX_GEOM_PLANE * PX_NGEOMTYPES) + PX_GEOM_SPHERE:
       n = pxk_colPlaneSphere(PX_MDARGC g1, g2, margin, adr);
       break;
@@ -362,6 +393,28 @@ PX_FN int pxk_narrow(PX_MDC int g1, int g2, PX_REAL margin, int adr) {
 PX_FN int pxk_narrowSupported(int t1, int t2) {
   int key = t1 * PX_NGEOMTYPES + t2;
   switch (key) {
+    case PX_GEOM_PLANE* PX_NGEOMTYPES + PX_GEOM_ELLIPSOID:
+    case PX_GEOM_PLANE* PX_NGEOMTYPES + PX_GEOM_MESH:
+    case PX_GEOM_HFIELD* PX_NGEOMTYPES + PX_GEOM_SPHERE:
+    case PX_GEOM_HFIELD* PX_NGEOMTYPES + PX_GEOM_CAPSULE:
+    case PX_GEOM_HFIELD* PX_NGEOMTYPES + PX_GEOM_ELLIPSOID:
+    case PX_GEOM_HFIELD* PX_NGEOMTYPES + PX_GEOM_CYLINDER:
+    case PX_GEOM_HFIELD* PX_NGEOMTYPES + PX_GEOM_BOX:
+    case PX_GEOM_HFIELD* PX_NGEOMTYPES + PX_GEOM_MESH:
+    case PX_GEOM_SPHERE* PX_NGEOMTYPES + PX_GEOM_ELLIPSOID:
+    case PX_GEOM_SPHERE* PX_NGEOMTYPES + PX_GEOM_MESH:
+    case PX_GEOM_CAPSULE* PX_NGEOMTYPES + PX_GEOM_ELLIPSOID:
+    case PX_GEOM_CAPSULE* PX_NGEOMTYPES + PX_GEOM_CYLINDER:
+    case PX_GEOM_CAPSULE* PX_NGEOMTYPES + PX_GEOM_MESH:
+    case PX_GEOM_ELLIPSOID* PX_NGEOMTYPES + PX_GEOM_ELLIPSOID:
+    case PX_GEOM_ELLIPSOID* PX_NGEOMTYPES + PX_GEOM_CYLINDER:
+    case PX_GEOM_ELLIPSOID* PX_NGEOMTYPES + PX_GEOM_BOX:
+    case PX_GEOM_ELLIPSOID* PX_NGEOMTYPES + PX_GEOM_MESH:
+    case PX_GEOM_CYLINDER* PX_NGEOMTYPES + PX_GEOM_CYLINDER:
+    case PX_GEOM_CYLINDER* PX_NGEOMTYPES + PX_GEOM_BOX:
+    case PX_GEOM_CYLINDER* PX_NGEOMTYPES + PX_GEOM_MESH:
+    case PX_GEOM_BOX* PX_NGEOMTYPES + PX_GEOM_MESH:
+    case PX_GEOM_MESH* PX_NGEOMTYPES + PX_GEOM_MESH:
     case (PX_GEOM_PLANE * PX_NGEOMTYPES) + PX_GEOM_SPHERE:
     case (PX_GEOM_PLANE * PX_NGEOMTYPES) + PX_GEOM_CAPSULE:
     case (PX_GEOM_PLANE * PX_NGEOMTYPES) + PX_GEOM_CYLINDER:

@@ -300,7 +300,7 @@ CONTACT_DTYPE = np.dtype(
         ("exclude", np.int32),
         ("efc_address", np.int32),
     ],
-    align=True,
+    align=True,  # the C struct's trailing padding: 584 bytes, as sizeof(pxContact)
 )
 
 
