@@ -306,6 +306,10 @@ PX_FN void pxk_colFinish(PX_MDC int g1, int g2, int ipair, PX_REAL margin, int c
 //---------------------------------- narrow phase --------------------------------------------------
 
 // the routines: each header adds its cases to pxk_narrow and pxk_narrowSupported
+#include "kern/collide_plane.h"
+#include "kern/collide_hfield.h"
+#include "kern/collide_prim.h"
+#include "kern/collide_box.h"
 
 // run the routine MuJoCo's mjCOLLISIONFUNC table names for (type[g1], type[g2]), types
 // ascending, writing pre-contacts from record adr on; returns their number (0: no routine)
@@ -317,6 +321,18 @@ PX_FN int pxk_narrow(PX_MDC int g1, int g2, PX_REAL margin, int adr) {
   PX_UNUSED(margin);
   PX_UNUSED(adr);
   switch (key) {
+    case PX_GEOM_PLANE* PX_NGEOMTYPES + PX_GEOM_ELLIPSOID:
+    case PX_GEOM_PLANE* PX_NGEOMTYPES + PX_GEOM_MESH:
+      n = pxk_colPlaneConvex(PX_MDARGC g1, g2, margin, adr);
+      break;
+    case PX_GEOM_HFIELD* PX_NGEOMTYPES + PX_GEOM_SPHERE:
+    case PX_GEOM_HFIELD* PX_NGEOMTYPES + PX_GEOM_CAPSULE:
+    case PX_GEOM_HFIELD* PX_NGEOMTYPES + PX_GEOM_ELLIPSOID:
+    case PX_GEOM_HFIELD* PX_NGEOMTYPES + PX_GEOM_CYLINDER:
+    case PX_GEOM_HFIELD* PX_NGEOMTYPES + PX_GEOM_BOX:
+    case PX_GEOM_HFIELD* PX_NGEOMTYPES + PX_GEOM_MESH:
+      n = pxk_colConvexHField(PX_MDARGC g1, g2, margin, adr);
+      break;
     case PX_GEOM_SPHERE* PX_NGEOMTYPES + PX_GEOM_ELLIPSOID:
     case PX_GEOM_SPHERE* PX_NGEOMTYPES + PX_GEOM_MESH:
     case PX_GEOM_CAPSULE* PX_NGEOMTYPES + PX_GEOM_ELLIPSOID:
@@ -333,6 +349,39 @@ PX_FN int pxk_narrow(PX_MDC int g1, int g2, PX_REAL margin, int adr) {
     case PX_GEOM_MESH* PX_NGEOMTYPES + PX_GEOM_MESH:
       n = pxk_colConvex(PX_MDARGC g1, g2, margin, adr);
       break;
+    case (PX_GEOM_PLANE * PX_NGEOMTYPES) + PX_GEOM_SPHERE:
+      n = pxk_colPlaneSphere(PX_MDARGC g1, g2, margin, adr);
+      break;
+    case (PX_GEOM_PLANE * PX_NGEOMTYPES) + PX_GEOM_CAPSULE:
+      n = pxk_colPlaneCapsule(PX_MDARGC g1, g2, margin, adr);
+      break;
+    case (PX_GEOM_PLANE * PX_NGEOMTYPES) + PX_GEOM_CYLINDER:
+      n = pxk_colPlaneCylinder(PX_MDARGC g1, g2, margin, adr);
+      break;
+    case (PX_GEOM_PLANE * PX_NGEOMTYPES) + PX_GEOM_BOX:
+      n = pxk_colPlaneBox(PX_MDARGC g1, g2, margin, adr);
+      break;
+    case (PX_GEOM_SPHERE * PX_NGEOMTYPES) + PX_GEOM_SPHERE:
+      n = pxk_colSphereSphere(PX_MDARGC g1, g2, margin, adr);
+      break;
+    case (PX_GEOM_SPHERE * PX_NGEOMTYPES) + PX_GEOM_CAPSULE:
+      n = pxk_colSphereCapsule(PX_MDARGC g1, g2, margin, adr);
+      break;
+    case (PX_GEOM_SPHERE * PX_NGEOMTYPES) + PX_GEOM_CYLINDER:
+      n = pxk_colSphereCylinder(PX_MDARGC g1, g2, margin, adr);
+      break;
+    case (PX_GEOM_CAPSULE * PX_NGEOMTYPES) + PX_GEOM_CAPSULE:
+      n = pxk_colCapsuleCapsule(PX_MDARGC g1, g2, margin, adr);
+      break;
+    case (PX_GEOM_SPHERE * PX_NGEOMTYPES + PX_GEOM_BOX):
+      n = pxk_colSphereBox(PX_MDARGC g1, g2, margin, adr);
+      break;
+    case (PX_GEOM_CAPSULE * PX_NGEOMTYPES + PX_GEOM_BOX):
+      n = pxk_colCapsuleBox(PX_MDARGC g1, g2, margin, adr);
+      break;
+    case (PX_GEOM_BOX * PX_NGEOMTYPES + PX_GEOM_BOX):
+      n = pxk_colBoxBox(PX_MDARGC g1, g2, margin, adr);
+      break;
     default:
       n = 0;
       break;
@@ -344,6 +393,14 @@ PX_FN int pxk_narrow(PX_MDC int g1, int g2, PX_REAL margin, int adr) {
 PX_FN int pxk_narrowSupported(int t1, int t2) {
   int key = t1 * PX_NGEOMTYPES + t2;
   switch (key) {
+    case PX_GEOM_PLANE* PX_NGEOMTYPES + PX_GEOM_ELLIPSOID:
+    case PX_GEOM_PLANE* PX_NGEOMTYPES + PX_GEOM_MESH:
+    case PX_GEOM_HFIELD* PX_NGEOMTYPES + PX_GEOM_SPHERE:
+    case PX_GEOM_HFIELD* PX_NGEOMTYPES + PX_GEOM_CAPSULE:
+    case PX_GEOM_HFIELD* PX_NGEOMTYPES + PX_GEOM_ELLIPSOID:
+    case PX_GEOM_HFIELD* PX_NGEOMTYPES + PX_GEOM_CYLINDER:
+    case PX_GEOM_HFIELD* PX_NGEOMTYPES + PX_GEOM_BOX:
+    case PX_GEOM_HFIELD* PX_NGEOMTYPES + PX_GEOM_MESH:
     case PX_GEOM_SPHERE* PX_NGEOMTYPES + PX_GEOM_ELLIPSOID:
     case PX_GEOM_SPHERE* PX_NGEOMTYPES + PX_GEOM_MESH:
     case PX_GEOM_CAPSULE* PX_NGEOMTYPES + PX_GEOM_ELLIPSOID:
@@ -358,6 +415,17 @@ PX_FN int pxk_narrowSupported(int t1, int t2) {
     case PX_GEOM_CYLINDER* PX_NGEOMTYPES + PX_GEOM_MESH:
     case PX_GEOM_BOX* PX_NGEOMTYPES + PX_GEOM_MESH:
     case PX_GEOM_MESH* PX_NGEOMTYPES + PX_GEOM_MESH:
+    case (PX_GEOM_PLANE * PX_NGEOMTYPES) + PX_GEOM_SPHERE:
+    case (PX_GEOM_PLANE * PX_NGEOMTYPES) + PX_GEOM_CAPSULE:
+    case (PX_GEOM_PLANE * PX_NGEOMTYPES) + PX_GEOM_CYLINDER:
+    case (PX_GEOM_PLANE * PX_NGEOMTYPES) + PX_GEOM_BOX:
+    case (PX_GEOM_SPHERE * PX_NGEOMTYPES) + PX_GEOM_SPHERE:
+    case (PX_GEOM_SPHERE * PX_NGEOMTYPES) + PX_GEOM_CAPSULE:
+    case (PX_GEOM_SPHERE * PX_NGEOMTYPES) + PX_GEOM_CYLINDER:
+    case (PX_GEOM_CAPSULE * PX_NGEOMTYPES) + PX_GEOM_CAPSULE:
+    case (PX_GEOM_SPHERE * PX_NGEOMTYPES + PX_GEOM_BOX):
+    case (PX_GEOM_CAPSULE * PX_NGEOMTYPES + PX_GEOM_BOX):
+    case (PX_GEOM_BOX * PX_NGEOMTYPES + PX_GEOM_BOX):
       return 1;
     default:
       return 0;

@@ -593,7 +593,7 @@ static pxtStatus parseOption(pxcCtx* c, pxcNode* n) {
     for (int k = 0; kEnableNames[k]; k++) {
       int v = -1;
       READ(pxc_readKeyword(c, f, kEnableNames[k], en, env, &v));
-      if (v == 1 && (1 << k) != PX_ENBL_ENERGY) {
+      if (v == 1 && (1 << k) != PX_ENBL_ENERGY && (1 << k) != PX_ENBL_OVERRIDE) {
         // these enable flags change stages phalanx does not run yet (docs/features.md)
         char what[96];
         snprintf(what, sizeof(what), "<flag %s=\"enable\">", kEnableNames[k]);

@@ -299,7 +299,8 @@ CONTACT_DTYPE = np.dtype(
         ("vert", np.int32, (2,)),
         ("exclude", np.int32),
         ("efc_address", np.int32),
-    ]
+    ],
+    align=True,  # the C struct's trailing padding: 584 bytes, as sizeof(pxContact)
 )
 
 
