@@ -428,3 +428,50 @@ def test_polygon_multicontact(a, b, harness, tmp_path, full):
             assert np.max(np.abs(r[1:4] - ref[1][i])) <= TOL
             assert np.max(np.abs(r[4:13] - ref[2][i])) <= TOL
     assert multi > 0
+
+
+@pytest.mark.parametrize("multiccd,margin", [(True, 0.02), (False, 0.0), (False, 0.03)],
+                         ids=["multi-margin", "single-nomargin", "single-margin"])
+def test_driver_scene(multiccd, margin, full):
+    """phalanx.collision on a heap of ellipsoids, cylinders, meshes and a box (every pair goes to
+    mjc_Convex): ncon and every contact field, in MuJoCo's order"""
+    kinds = ["ellipsoid", "ellipsoid", "cylinder", "cylinder", "mesh", "meshprism", "meshcube",
+             "box"]
+    bodies = "".join(
+        f'<body><freejoint/>{INERTIAL}<geom {GEOMS[k]} margin="{margin * (1 + i % 2) / 2}" '
+        f'gap="{0.005 * (i % 2) if margin else 0}" friction="{0.5 + 0.1 * i} .01 .001" '
+        f'condim="{(1, 3, 4, 6)[i % 4]}"/></body>' for i, k in enumerate(kinds))
+    flag = "" if multiccd else '<flag multiccd="disable"/>'
+    text = f"""<mujoco><option>{flag}</option>
+      <asset><mesh name="big" vertex="{MESH_BIG}"/><mesh name="cube" vertex="{MESH_CUBE}"/>
+        <mesh name="prism" vertex="{MESH_PRISM}"/></asset>
+      <worldbody>{bodies}</worldbody></mujoco>"""
+    ref = mujoco.MjModel.from_xml_string(text)
+    dr = mujoco.MjData(ref)
+    ours = phalanx.Model.from_xml_string(text)
+    do = phalanx.Data(ours)
+    rng = np.random.default_rng(31)
+    total = 0
+    for _ in range(300 if full else 30):
+        q = ref.qpos0.copy()
+        for b in range(ref.nbody - 1):
+            a = 7 * b
+            q[a:a + 3] = rng.uniform(-0.35, 0.35, size=3)
+            quat = rng.normal(size=4)
+            q[a + 3:a + 7] = quat / np.linalg.norm(quat)
+        dr.qpos[:] = q
+        do.qpos[:] = q
+        mujoco.mj_kinematics(ref, dr)
+        mujoco.mj_collision(ref, dr)
+        phalanx.kinematics(ours, do)
+        phalanx.collision(ours, do)
+        assert do.ncon == dr.ncon
+        total += dr.ncon
+        oc = do.contact[:do.ncon]
+        for i in range(dr.ncon):
+            rc = dr.contact[i]
+            assert (oc["geom1"][i], oc["geom2"][i]) == (rc.geom1, rc.geom2)
+            assert oc["dim"][i] == rc.dim
+            for f in ("dist", "pos", "frame", "includemargin", "friction", "solref", "solimp"):
+                assert np.max(np.abs(np.asarray(oc[f][i]) - np.asarray(getattr(rc, f)))) <= TOL, f
+    assert total > 0
