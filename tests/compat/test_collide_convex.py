@@ -2,7 +2,13 @@
 """The general convex collider (MuJoCo 3.12's mjc_Convex on native GJK/EPA) against MuJoCo: every
 geom-type pair MuJoCo's collision table sends to mjc_Convex, seeded random poses in three zones
 (penetrating, within margin + gap, beyond), multiccd on and off, margin zero and positive;
-contact count, dist, pos and frame compared per pair."""
+contact count, dist, pos and frame compared per pair (measured: bit-equal, error 0).
+
+MuJoCo's polygon multi-contact (box-mesh and mesh-mesh without margin, multiccd on) needs mesh
+polygon arrays the model does not carry yet: those configurations are xfail in test_pair, and
+test_polygon_multicontact checks the guarded kernel code (PXK_MESH_POLYGONS) through a
+stand-alone C harness fed with MuJoCo's polygon arrays. Also: degenerate poses, tiny geoms,
+ccd_iterations/ccd_tolerance options, a driver-level scene through phalanx.collision."""
 
 import os
 import shutil
