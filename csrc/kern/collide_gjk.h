@@ -1547,8 +1547,14 @@ PX_FN int pxk_ccdEpa(PX_MDC PX_INOUT(PX_REAL, ptr, PXK_PR), PX_INOUT(int, pti, P
 // with PXK_MESH_POLYGONS defined (the model does not carry them yet).
 #ifdef PXK_MESH_POLYGONS
 
-#define PXK_MCC_DEG 32   // polygons/edges met at a vertex (MuJoCo's nmeshdegmax)
-#define PXK_MCC_POLY 64  // vertices of a polygon (MuJoCo's npolygonmax)
+// capacities: polygons/edges met at a mesh vertex (MuJoCo's nmeshdegmax) and vertices of a
+// polygon (npolygonmax); MuJoCo's cone test mesh reaches 500 of both
+#ifndef PXK_MCC_DEG
+#define PXK_MCC_DEG 512
+#endif
+#ifndef PXK_MCC_POLY
+#define PXK_MCC_POLY 512
+#endif
 #define PXK_FACE_TOL PX_R(0.996)
 #define PXK_EDGE_TOL PX_R(0.0888)
 
