@@ -305,7 +305,7 @@ int main(int argc, char** argv) {
   pxData* d = &dd;
   if (argc < 3) return 2;
   dir = argv[1];
-  long npose = atol(argv[2]);
+  long nrec = atol(argv[2]);
 #define LD(f) m->f = load(#f)
   LD(geom_size); LD(geom_type); LD(geom_dataid); LD(geom_rbound); LD(mesh_vertadr);
   LD(mesh_vertnum); LD(mesh_graphadr); LD(mesh_extrema); LD(mesh_vert); LD(mesh_graph);
@@ -316,20 +316,20 @@ int main(int argc, char** argv) {
   m->opt.ccd_tolerance = opt[0];
   m->opt.ccd_iterations = (int)opt[1];
   m->opt.disableflags = (int)opt[2];
-  double* xpos = load("xpos");
-  double* xmat = load("xmat");
+  int ngeom = (int)opt[3];
+  double* xpos = load("xpos");  // per pose: geom_xpos (ngeom x 3)
+  double* xmat = load("xmat");  // per pose: geom_xmat (ngeom x 9)
+  double* recs = load("recs");  // per record: pose, g1, g2, margin
   d->contact = calloc(64, sizeof(pxContact));
-  double px[6], pm[18];
-  d->geom_xpos = px;
-  d->geom_xmat = pm;
   char path[4096];
   snprintf(path, sizeof path, "%s/out.bin", dir);
   FILE* out = fopen(path, "wb");
-  for (long p = 0; p < npose; p++) {
-    for (int k = 0; k < 6; k++) px[k] = xpos[6 * p + k];
-    for (int k = 0; k < 18; k++) pm[k] = xmat[18 * p + k];
+  for (long r = 0; r < nrec; r++) {
+    long p = (long)recs[4 * r];
+    d->geom_xpos = xpos + 3 * ngeom * p;
+    d->geom_xmat = xmat + 9 * ngeom * p;
     double rec[1 + 5 * 13] = {0};
-    int n = pxk_colConvex(m, d, 0, 1, opt[3], 0);
+    int n = pxk_colConvex(m, d, (int)recs[4 * r + 1], (int)recs[4 * r + 2], recs[4 * r + 3], 0);
     rec[0] = n;
     for (int i = 0; i < n; i++) {
       double fr[9];
@@ -388,13 +388,9 @@ POLY_PAIRS = [("box", "mesh"), ("mesh", "mesh"), ("meshs", "mesh"), ("box", "mes
               ("box", "meshprism"), ("meshcube", "meshcube")]
 
 
-@pytest.mark.parametrize("a,b", POLY_PAIRS, ids=[f"{a}-{b}" for a, b in POLY_PAIRS])
-def test_polygon_multicontact(a, b, harness, tmp_path, full):
-    """MuJoCo's multicontact (box-mesh, mesh-mesh without margin, multiccd) through the harness"""
-    npose = 600 if full else 60
-    s = Sweep(a, b, 0.0, 0.0, True, seed=zlib.crc32(f"poly{a}{b}".encode()))
-    mm, pm = s.mm, s.pm
-
+def _run_harness(harness, tmp_path, pm, mm, xpos, xmat, recs):
+    """pxk_colConvex of records (pose, g1, g2, margin) through the harness: (nrec, 66) rows of
+    count, then per contact dist, pos, frame"""
     def dump(name, arr, dt):
         np.ascontiguousarray(np.asarray(arr), dtype=dt).tofile(str(tmp_path / f"{name}.bin"))
 
@@ -408,76 +404,95 @@ def test_polygon_multicontact(a, b, harness, tmp_path, full):
               "mesh_polyvert", "mesh_polymapadr", "mesh_polymapnum", "mesh_polymap"):
         dump(f, getattr(mm, f), np.int32)
     dump("mesh_polynormal", mm.mesh_polynormal, np.float64)
-    dump("opt", [mm.opt.ccd_tolerance, mm.opt.ccd_iterations, mm.opt.disableflags, 0.0],
+    dump("opt", [mm.opt.ccd_tolerance, mm.opt.ccd_iterations, mm.opt.disableflags, mm.ngeom],
          np.float64)
-    refs, xpos, xmat = [], [], []
+    dump("xpos", xpos, np.float64)
+    dump("xmat", xmat, np.float64)
+    dump("recs", recs, np.float64)
+    subprocess.run([harness, str(tmp_path), str(len(recs))], check=True)
+    return np.fromfile(str(tmp_path / "out.bin")).reshape(len(recs), 66)
+
+
+def _check_rows(out, refs):
+    """every record's contacts equal MuJoCo's (count, dist, pos, frame); returns how many records
+    had more than one contact"""
+    multi = 0
+    for r, ref in enumerate(refs):
+        n = int(out[r, 0])
+        assert n == len(ref[0]), f"record {r}: {n} contacts, mujoco {len(ref[0])}"
+        multi += n > 1
+        for i in range(n):
+            o = out[r, 1 + 13 * i:14 + 13 * i]
+            assert abs(o[0] - ref[0][i]) <= TOL
+            assert np.max(np.abs(o[1:4] - ref[1][i])) <= TOL
+            assert np.max(np.abs(o[4:13] - ref[2][i])) <= TOL
+    return multi
+
+
+@pytest.mark.parametrize("a,b", POLY_PAIRS, ids=[f"{a}-{b}" for a, b in POLY_PAIRS])
+def test_polygon_multicontact(a, b, harness, tmp_path, full):
+    """MuJoCo's multicontact (box-mesh, mesh-mesh without margin, multiccd) through the harness"""
+    npose = 600 if full else 60
+    s = Sweep(a, b, 0.0, 0.0, True, seed=zlib.crc32(f"poly{a}{b}".encode()))
+    refs, xpos, xmat, recs = [], [], [], []
     for p in range(npose):
         q = _aligned_qpos(s) if p % 2 else s.random_qpos(s.rng.uniform(0.0, 0.9))
         s.md.qpos[:] = q
-        mujoco.mj_kinematics(mm, s.md)
-        mujoco.mj_collision(mm, s.md)
-        refs.append(_mj_contacts(mm, s.md))
+        mujoco.mj_kinematics(s.mm, s.md)
+        mujoco.mj_collision(s.mm, s.md)
+        refs.append(_mj_contacts(s.mm, s.md))
         xpos.append(s.md.geom_xpos.copy())
         xmat.append(s.md.geom_xmat.copy())
-    dump("xpos", xpos, np.float64)
-    dump("xmat", xmat, np.float64)
-    subprocess.run([harness, str(tmp_path), str(npose)], check=True)
-    out = np.fromfile(str(tmp_path / "out.bin")).reshape(npose, 66)
-    multi = 0
-    for p, ref in enumerate(refs):
-        n = int(out[p, 0])
-        assert n == len(ref[0]), f"pose {p}: {n} contacts, mujoco {len(ref[0])}"
-        multi += n > 1
-        for i in range(n):
-            r = out[p, 1 + 13 * i:14 + 13 * i]
-            assert np.max(np.abs(r[0] - ref[0][i])) <= TOL
-            assert np.max(np.abs(r[1:4] - ref[1][i])) <= TOL
-            assert np.max(np.abs(r[4:13] - ref[2][i])) <= TOL
-    assert multi > 0
+        recs.append([p, 0, 1, 0.0])
+    out = _run_harness(harness, tmp_path, s.pm, s.mm, xpos, xmat, recs)
+    assert _check_rows(out, refs) > 0
 
 
-@pytest.mark.parametrize("multiccd,margin", [(True, 0.02), (False, 0.0), (False, 0.03)],
-                         ids=["multi-margin", "single-nomargin", "single-margin"])
-def test_driver_scene(multiccd, margin, full):
-    """phalanx.collision on a heap of ellipsoids, cylinders, meshes and a box (every pair goes to
-    mjc_Convex): ncon and every contact field, in MuJoCo's order"""
-    kinds = ["ellipsoid", "ellipsoid", "cylinder", "cylinder", "mesh", "meshprism", "meshcube",
-             "box"]
-    bodies = "".join(
-        f'<body><freejoint/>{INERTIAL}<geom {GEOMS[k]} margin="{margin * (1 + i % 2) / 2}" '
-        f'gap="{0.005 * (i % 2) if margin else 0}" friction="{0.5 + 0.1 * i} .01 .001" '
-        f'condim="{(1, 3, 4, 6)[i % 4]}"/></body>' for i, k in enumerate(kinds))
-    flag = "" if multiccd else '<flag multiccd="disable"/>'
-    text = f"""<mujoco><option>{flag}</option>
-      <asset><mesh name="big" vertex="{MESH_BIG}"/><mesh name="cube" vertex="{MESH_CUBE}"/>
-        <mesh name="prism" vertex="{MESH_PRISM}"/></asset>
-      <worldbody>{bodies}</worldbody></mujoco>"""
-    ref = mujoco.MjModel.from_xml_string(text)
-    dr = mujoco.MjData(ref)
-    ours = phalanx.Model.from_xml_string(text)
-    do = phalanx.Data(ours)
-    rng = np.random.default_rng(31)
-    total = 0
-    for _ in range(300 if full else 30):
-        q = ref.qpos0.copy()
-        for b in range(ref.nbody - 1):
-            a = 7 * b
-            q[a:a + 3] = rng.uniform(-0.35, 0.35, size=3)
-            quat = rng.normal(size=4)
-            q[a + 3:a + 7] = quat / np.linalg.norm(quat)
-        dr.qpos[:] = q
-        do.qpos[:] = q
-        mujoco.mj_kinematics(ref, dr)
-        mujoco.mj_collision(ref, dr)
-        phalanx.kinematics(ours, do)
-        phalanx.collision(ours, do)
-        assert do.ncon == dr.ncon
-        total += dr.ncon
-        oc = do.contact[:do.ncon]
-        for i in range(dr.ncon):
-            rc = dr.contact[i]
-            assert (oc["geom1"][i], oc["geom2"][i]) == (rc.geom1, rc.geom2)
-            assert oc["dim"][i] == rc.dim
-            for f in ("dist", "pos", "frame", "includemargin", "friction", "solref", "solimp"):
-                assert np.max(np.abs(np.asarray(oc[f][i]) - np.asarray(getattr(rc, f)))) <= TOL, f
-    assert total > 0
+# MuJoCo's convex-collision test models and mesh scenes: every box/mesh pair MuJoCo finds in
+# contact along its own trajectory, through the harness
+POLY_CORPUS = ["box_boxmesh", "conemesh_box", "edge_edge", "long_box", "multiple_objects",
+               "dice", "dice_boxmesh", "perf/boxmesh", "perf/mixed", "stacked_boxes"]
+CONVEX_TYPES = {(2, 4), (2, 7), (3, 4), (3, 5), (3, 7), (4, 4), (4, 5), (4, 6), (4, 7), (5, 5),
+                (5, 6), (5, 7), (6, 7), (7, 7)}
+
+
+@pytest.mark.parametrize("name", POLY_CORPUS)
+def test_polygon_multicontact_corpus(name, harness, tmp_path, full):
+    from tests.conftest import SHARED_MODELS, shared_model
+    from tests.compat.test_collision_corpus import mujoco_states
+    from tests.compat.test_conformance import load_both
+
+    if not full and name not in POLY_CORPUS[:3]:
+        pytest.skip("--full only")
+    path = shared_model("mujoco", "test", "engine", "testdata", "collision_convex",
+                        *f"{name}.xml".split("/"))
+    if not os.path.exists(path):
+        pytest.skip("corpus model not present")
+    pm, mm = load_both(path)
+    md = mujoco.MjData(mm)
+    rel = os.path.relpath(path, SHARED_MODELS)
+    refs, xpos, xmat, recs = [], [], [], []
+    for k, (q, mp, mq) in enumerate(mujoco_states(mm, 50 if full else 10, seed=len(rel))):
+        md.qpos[:] = q
+        md.mocap_pos[:] = mp
+        md.mocap_quat[:] = mq
+        mujoco.mj_kinematics(mm, md)
+        mujoco.mj_collision(mm, md)
+        xpos.append(md.geom_xpos.copy())
+        xmat.append(md.geom_xmat.copy())
+        groups = {}
+        for i in range(md.ncon):
+            c = md.contact[i]
+            groups.setdefault((c.geom1, c.geom2), []).append(i)
+        for (g1, g2), idx in groups.items():
+            if (mm.geom_type[g1], mm.geom_type[g2]) not in CONVEX_TYPES or mm.npair:
+                continue
+            margin = (mm.geom_margin[g1] + mm.geom_margin[g2] + mm.geom_gap[g1] +
+                      mm.geom_gap[g2])
+            recs.append([k, g1, g2, margin])
+            refs.append((md.contact.dist[idx].copy(), md.contact.pos[idx].copy(),
+                         md.contact.frame[idx].copy()))
+    if not recs:
+        pytest.skip("no convex pair in contact")
+    out = _run_harness(harness, tmp_path, pm, mm, xpos, xmat, recs)
+    _check_rows(out, refs)
