@@ -10,7 +10,7 @@
 
 // Contact capacity per world when <size nconmax> is absent: the sum of MuJoCo's per-pair maxima
 // over the geom pairs that pass the static filters, capped (overflow counts CONTACTFULL)
-#define PX_NCONMAX_CAP 2000
+#define PX_NCONMAX_CAP 10000
 
 // calls f(m, g1, g2, ipair, ctx) for every geom pair the static filters let through: <pair>s
 // and the geom pairs of colliding body pairs; stops and returns nonzero when f does

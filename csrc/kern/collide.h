@@ -492,6 +492,28 @@ PX_FN int pxk_colIsPair(PX_MDC int g1, int g2, int startadr, int pairadr) {
   return 0;
 }
 
+// sort records lo..hi-1 by (geom[0], geom[1]), stably: MuJoCo's midphase sorts the contacts of
+// a body pair so (its mj_collideTree visits geom pairs in tree order); as geom[0] is the geom of
+// lower type, this differs from the first-body-first order of the other routes
+PX_FN void pxk_colSortMidphase(PX_MDC int lo, int hi) {
+  for (int i = lo + 1; i < hi; i++) {
+    int j = i;
+    while (j > lo) {
+      int a0 = PXK_CON(j - 1).geom[0];
+      int a1 = PXK_CON(j - 1).geom[1];
+      int b0 = PXK_CON(j).geom[0];
+      int b1 = PXK_CON(j).geom[1];
+      if (a0 < b0 || (a0 == b0 && a1 <= b1)) break;
+      // swap through the narrow-phase room past the capacity
+      int t = PXK_NCONMAX + PXK_MAXCONPAIR - 1;
+      PXK_CON(t) = PXK_CON(j);
+      PXK_CON(j) = PXK_CON(j - 1);
+      PXK_CON(j - 1) = PXK_CON(t);
+      j = j - 1;
+    }
+  }
+}
+
 // all contacts of this world, in MuJoCo's order (mj_collision)
 PX_FN void pxk_collision(PX_MD) {
   PXK_NCON = 0;
@@ -521,6 +543,7 @@ PX_FN void pxk_collision(PX_MD) {
       if (pxk_colExcluded(PX_MDARGC sig) == 1) continue;
       int a1 = M(body_geomadr, b1);
       int a2 = M(body_geomadr, b2);
+      int first = PXK_NCON;
       for (int g1 = a1; g1 < a1 + n1; g1++) {
         for (int g2 = a2; g2 < a2 + n2; g2++) {
           if (merged == 1 && pxk_colIsPair(PX_MDARGC g1, g2, startadr, pairadr) == 1) continue;
@@ -530,6 +553,10 @@ PX_FN void pxk_collision(PX_MD) {
           }
           pxk_colPair(PX_MDARGC g1, g2, -1);
         }
+      }
+      // body pairs other than two single-geom bodies go through MuJoCo's midphase
+      if ((dsbl & PX_DSBL_MIDPHASE) == 0 && (n1 > 1 || n2 > 1)) {
+        pxk_colSortMidphase(PX_MDARGC first, PXK_NCON);
       }
     }
   }

@@ -3,9 +3,9 @@
 trajectories reach.
 
 For each model, MuJoCo steps from its first keyframe (or qpos0) under seeded random controls;
-at NSTATE states along the way (every STRIDE steps) both engines get the same qpos and mocap
-poses, run kinematics and collision, and every field of every contact must agree, in order
-(tests/compat/_contact.py). The fast subset (make test) takes Gymnasium's models, the humanoid
+at 50 states along the way (10 in the fast subset; every STRIDE steps) both engines get the same
+qpos and mocap poses, phalanx takes MuJoCo's body and geom poses, both run collision, and every
+field of every contact must agree, in order (tests/compat/_contact.py). The fast subset (make test) takes Gymnasium's models, the humanoid
 and MuJoCo's collision test models of primitive geoms; `--full` sweeps every corpus model
 phalanx compiles. Models whose geom pairs need a collider phalanx does not have yet are listed
 in KNOWN_GAPS with the pair named in the error; the list may only shrink (a listed model that
@@ -27,6 +27,7 @@ mujoco = pytest.importorskip("mujoco")
 
 TOL = 1e-9
 STRIDE = 4
+POSE_FIELDS = ("xpos", "xquat", "xmat", "xipos", "ximat", "geom_xpos", "geom_xmat")
 
 FAST = sorted(glob.glob(shared_model("gymnasium", "*.xml"))) + [
     shared_model("mujoco", "model", "humanoid", "humanoid.xml"),
@@ -103,6 +104,11 @@ def test_corpus_contacts(col_model, full):
         mujoco.mj_kinematics(ref, md)
         mujoco.mj_collision(ref, md)
         phalanx.kinematics(ours, pd)
+        # collision alone on MuJoCo's poses: kinematics is compared elsewhere
+        # (test_conformance.py), and a 1-ulp pose difference can move a contact of a
+        # near-degenerate configuration by more than the tolerance
+        for f in POSE_FIELDS:
+            getattr(pd, f)[:] = getattr(md, f)
         phalanx.collision(ours, pd)
         err = compare_contacts(pd, md, TOL, f"{rel} state {k}")
         WORST["states"] += 1
