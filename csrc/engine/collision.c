@@ -2,6 +2,7 @@
 // The CPU executor of collision detection (csrc/kern/collide.h): contact capacity, the check
 // that every geom pair a model can bring together has a narrow-phase routine, mj_collision and
 // the single-pair narrow phase the conformance tests drive.
+#include <limits.h>
 #include <string.h>
 
 #include "kern/prelude_c.h"
@@ -58,6 +59,26 @@ int px_contactCapacity(const pxModel* m) {
   return sum < PX_NCONMAX_CAP ? (int)sum : PX_NCONMAX_CAP;
 }
 
+int px_bodyPairCapacity(const pxModel* m) {
+  long n = 0;
+  for (int b1 = 0; b1 < m->nbody; b1++) {
+    if (!m->body_contype[b1] && !m->body_conaffinity[b1]) continue;
+    for (int b2 = b1 + 1; b2 < m->nbody; b2++) {
+      if (!m->body_contype[b2] && !m->body_conaffinity[b2]) continue;
+      if (!pxk_colBodyPairOff(m, NULL, b1, b2)) n++;
+    }
+  }
+  return n < INT_MAX ? (int)n : INT_MAX;
+}
+
+long px_colScratchReals(const pxModel* m) {
+  return 10L * m->nbody;
+}
+
+long px_colScratchInts(const pxModel* m, int nbpmax) {
+  return 8L * m->nbody + nbpmax;
+}
+
 static const char* geomTypeName(int t) {
   static const char* const names[PX_NGEOMTYPES] = {
       "plane", "hfield", "sphere", "capsule", "ellipsoid", "cylinder", "box", "mesh", "sdf"};
@@ -86,6 +107,11 @@ static int findMissing(const pxModel* m, int g1, int g2, int ipair, void* ctx) {
 pxtStatus px_collisionCheck(const pxModel* m, pxStatus* st) {
   if (m->opt.enableflags & PX_ENBL_SLEEP) {
     return PX_FAIL(st, PX_ERR_UNSUPPORTED, "collision: sleep (enableflags sleep) is not supported");
+  }
+  if (m->nbody > 32767) {
+    return PX_FAIL(st, PX_ERR_UNSUPPORTED,
+                   "collision: %d bodies; the broad phase's body-pair signatures hold 32767",
+                   m->nbody);
   }
   missingPair mp;
   if (staticPairs(m, findMissing, &mp)) {
