@@ -141,3 +141,14 @@ int px_narrowphase(const pxModel* m, pxData* d, int g1, int g2, double margin) {
   }
   return n;
 }
+
+void px_eig3(double eigval[3], double eigvec[9], double quat[4], const double mat[9]) {
+  pxk_eig3(eigval, eigvec, quat, mat);
+}
+
+double px_roundF32(double x) { return pxk_roundF32(x); }
+
+int px_broadphase(const pxModel* m, pxData* d) {
+  if (m->nbody < 2) return 0;
+  return pxk_broadphase(m, d);
+}

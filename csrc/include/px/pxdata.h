@@ -94,6 +94,11 @@ int px_contactCapacity(const pxModel* m);
 int px_bodyPairCapacity(const pxModel* m);
 long px_colScratchReals(const pxModel* m);
 long px_colScratchInts(const pxModel* m, int nbpmax);
+// test hooks of collide_broad.h: mju_eig3, C's (float) rounding, and mj_broadphase's body pairs
+// (returns their number; the signatures are at d->colscr_i + 8 * nbody)
+void px_eig3(double eigval[3], double eigvec[9], double quat[4], const double mat[9]);
+double px_roundF32(double x);
+int px_broadphase(const pxModel* m, pxData* d);
 pxtStatus px_collisionCheck(const pxModel* m, pxStatus* st);
 pxtStatus px_collision(const pxModel* m, pxData* d, pxStatus* st);
 int px_narrowphase(const pxModel* m, pxData* d, int g1, int g2, double margin);
