@@ -113,6 +113,27 @@ pxtStatus px_collisionCheck(const pxModel* m, pxStatus* st) {
                    "collision: %d bodies; the broad phase's body-pair signatures hold 32767",
                    m->nbody);
   }
+  // quick accept: every pair of the geom types that can collide has a routine (or none exists)
+  int present[PX_NGEOMTYPES] = {0};
+  for (int g = 0; g < m->ngeom; g++) {
+    int t = m->geom_type[g];
+    if (t >= 0 && t < PX_NGEOMTYPES && (m->geom_contype[g] || m->geom_conaffinity[g]))
+      present[t] = 1;
+  }
+  for (int p = 0; p < m->npair; p++) {
+    int t = m->geom_type[m->pair_geom1[p]], u = m->geom_type[m->pair_geom2[p]];
+    if (t >= 0 && t < PX_NGEOMTYPES) present[t] = 1;
+    if (u >= 0 && u < PX_NGEOMTYPES) present[u] = 1;
+  }
+  int allKnown = 1;
+  for (int t1 = 0; t1 < PX_NGEOMTYPES; t1++) {
+    for (int t2 = t1; t2 < PX_NGEOMTYPES; t2++) {
+      if (present[t1] && present[t2] && pxk_narrowExists(t1, t2) && !pxk_narrowSupported(t1, t2)) {
+        allKnown = 0;
+      }
+    }
+  }
+  if (allKnown) return PX_OK;
   missingPair mp;
   if (staticPairs(m, findMissing, &mp)) {
     int t1 = m->geom_type[mp.g1], t2 = m->geom_type[mp.g2];
@@ -146,7 +167,9 @@ void px_eig3(double eigval[3], double eigvec[9], double quat[4], const double ma
   pxk_eig3(eigval, eigvec, quat, mat);
 }
 
-double px_roundF32(double x) { return pxk_roundF32(x); }
+double px_roundF32(double x) {
+  return pxk_roundF32(x);
+}
 
 int px_broadphase(const pxModel* m, pxData* d) {
   if (m->nbody < 2) return 0;
