@@ -71,12 +71,20 @@ int px_bodyPairCapacity(const pxModel* m) {
   return n < INT_MAX ? (int)n : INT_MAX;
 }
 
+// the most geoms on one body (the midphase's trees)
+static long maxBodyGeoms(const pxModel* m) {
+  long g = 0;
+  for (int b = 0; b < m->nbody; b++) g = m->body_geomnum[b] > g ? m->body_geomnum[b] : g;
+  return g;
+}
+
 long px_colScratchReals(const pxModel* m) {
-  return 10L * m->nbody;
+  return 10L * m->nbody + 27L * maxBodyGeoms(m);
 }
 
 long px_colScratchInts(const pxModel* m, int nbpmax) {
-  return 8L * m->nbody + nbpmax;
+  long g = maxBodyGeoms(m);
+  return 8L * m->nbody + nbpmax + 29L * g + g * g;
 }
 
 static const char* geomTypeName(int t) {

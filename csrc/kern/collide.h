@@ -506,6 +506,8 @@ PX_FN void pxk_collision(PX_MD) {
   int pairadr = 0;
   int midphase = (dsbl & PX_DSBL_MIDPHASE) == 0 ? 1 : 0;
   int nbp = pxk_broadphase(PX_MDARG);
+  int nmax = 0;  // the most geoms on one body (the midphase's trees)
+  for (int b = 0; b < MS(nbody); b++) nmax = M(body_geomnum, b) > nmax ? M(body_geomnum, b) : nmax;
   int last = -1;
   for (int i = 0; i < nbp; i++) {
     int sig = PXK_SCR_I(8 * MS(nbody) + i);
@@ -527,6 +529,7 @@ PX_FN void pxk_collision(PX_MD) {
     int a1 = M(body_geomadr, b1);
     int a2 = M(body_geomadr, b2);
     int mid = (midphase == 1 && (n1 != 1 || n2 != 1)) ? 1 : 0;
+    if (mid == 1) pxk_collideTree(PX_MDARGC b1, b2, nmax);
     // the midphase's order: by the geom of the lower type (of body 1 on a tie), then the other;
     // two passes: first geoms x of the body with the lower geom ids, then those of the other
     for (int pass = 0; pass < 2; pass++) {
@@ -545,7 +548,7 @@ PX_FN void pxk_collision(PX_MD) {
             int t2 = M(geom_type, g2);
             int first1 = t1 <= t2 ? 1 : 0;  // g1 becomes geom[0]
             if (first1 != xb1) continue;
-            if (pxk_colMidLeaf(PX_MDARGC g1, g2) == 0) continue;
+            if (pxk_treeMarked(PX_MDARGC b1, b2, g1, g2, nmax) == 0) continue;
           }
           if (merged == 1 && pxk_colIsPair(PX_MDARGC g1, g2, startadr, pairadr) == 1) continue;
           if (pxk_colBitmaskOff(M(geom_contype, g1), M(geom_conaffinity, g1), M(geom_contype, g2),

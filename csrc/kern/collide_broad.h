@@ -606,4 +606,319 @@ PX_FN int pxk_colMidLeaf(PX_MDC int g1, int g2) {
   return pxk_colOBB(PX_MDARGC g1, g2, bound);
 }
 
+//---------------------------------- bounding-volume hierarchies -----------------------------------
+//
+// MuJoCo's compiler builds a tree of boxes over each body's collidable geoms in the body's
+// inertial frame (mjCBoundingVolumeHierarchy::MakeBVH): a node bounds the 8 corners of its geoms'
+// boxes, splits at the median along its longest axis (ordered by the geoms' centres, ties within
+// mjEPS by geom order), leaves hold one geom. phalanx's model has no bvh_* arrays, so the driver
+// builds the two trees of a midphase body pair in the scratch, as the compiler does, and walks
+// them as mj_collideTree does: a node pair is opened only when its boxes meet within the bodies'
+// margins (body_margin, or o_margin under override), which can drop geom pairs the leaf test
+// alone keeps (override with gaps: the nodes use o_margin, the leaves o_margin + gaps).
+//
+// Scratch, for G = the most geoms on one body, NB = 2G (nodes per tree), after the pair list
+// (ints from IB = 8 nbody + PXK_NBPMAX, reals from RB = 10 nbody):
+//   ints  tree t in [IB + 3 NB t, +3 NB): child 0, child 1, geom of each node (-1: inner node)
+//         [IB + 6 NB, +G) the geoms being split, [IB + 6 NB + G, +4 NB) the build stack,
+//         [IB + 10 NB + G, +4 NB) the walk stack, [IB + 14 NB + G, +G^2) the leaf pairs reached
+//   reals tree t in [RB + 6 NB t, +6 NB): node boxes (centre, half sizes), [RB + 12 NB, +3G) the
+//         geom centres in the inertial frame
+#define PXK_EPS PX_R(1E-14)
+#define PXK_DBLMAX PX_R(1.7976931348623157E+308)
+
+// vec rotated by quat, the compiler's way (mjuu_rotVecQuat: zero vector and null quaternion
+// shortcuts)
+PX_FN void pxk_rotVecQuatUser(PX_OUT(PX_REAL, res, 3), PX_IN(PX_REAL, vec, 3),
+                              PX_IN(PX_REAL, quat, 4)) {
+  if (vec[0] == 0 && vec[1] == 0 && vec[2] == 0) {
+    res[0] = PX_R(0.0);
+    res[1] = PX_R(0.0);
+    res[2] = PX_R(0.0);
+  } else {
+    pxk_rotVecQuat(res, vec, quat);
+  }
+}
+
+// 1 when geom a comes before geom b along axis (centres lx[], mjEPS ties by geom order)
+PX_FN int pxk_bvhBefore(PX_MDC int rl, int a, int b, int adr, int axis) {
+  PXR la = PXK_SCR_R(rl + 3 * (a - adr) + axis);
+  PXR lb = PXK_SCR_R(rl + 3 * (b - adr) + axis);
+  PXR dl = la - lb;
+  PXR adl = PX_ABS(dl);
+  if (adl > PXK_EPS) return la < lb ? 1 : 0;
+  return a < b ? 1 : 0;
+}
+
+// build body b's tree as tree t (0 or 1) in the scratch; returns its number of nodes
+PX_FN int pxk_bvhBuild(PX_MDC int b, int t, int nmax) {
+  int nb = 2 * nmax;
+  int ib = 8 * MS(nbody) + PXK_NBPMAX;
+  int rb = 10 * MS(nbody);
+  int ich = ib + 3 * nb * t;
+  int iel = ib + 6 * nb;
+  int ist = iel + nmax;
+  int rbox = rb + 6 * nb * t;
+  int rl = rb + 12 * nb;
+  int adr = M(body_geomadr, b);
+  PXR ipos[3];
+  PXR qinv[4];
+  for (int k = 0; k < 3; k++) ipos[k] = M(body_ipos, 3 * b + k);
+  qinv[0] = M(body_iquat, 4 * b);
+  for (int k = 1; k < 4; k++) qinv[k] = -M(body_iquat, 4 * b + k);
+  int ne = 0;
+  for (int g = adr; g < adr + M(body_geomnum, b); g++) {
+    if (M(geom_contype, g) == 0 && M(geom_conaffinity, g) == 0) continue;
+    PXK_SCR_I(iel + ne) = g;
+    PXR v[3];
+    for (int k = 0; k < 3; k++) v[k] = M(geom_pos, 3 * g + k) - ipos[k];
+    PXR lp[3];
+    pxk_rotVecQuatUser(lp, v, qinv);
+    for (int k = 0; k < 3; k++) PXK_SCR_R(rl + 3 * (g - adr) + k) = lp[k];
+    ne = ne + 1;
+  }
+  if (ne == 0) return 0;
+  int nbvh = 0;
+  int nst = 1;
+  PXK_SCR_I(ist) = 0;
+  PXK_SCR_I(ist + 1) = ne;
+  PXK_SCR_I(ist + 2) = -1;
+  PXK_SCR_I(ist + 3) = 0;
+  while (nst > 0) {
+    nst = nst - 1;
+    int s = PXK_SCR_I(ist + 4 * nst);
+    int e = PXK_SCR_I(ist + 4 * nst + 1);
+    int parent = PXK_SCR_I(ist + 4 * nst + 2);
+    int side = PXK_SCR_I(ist + 4 * nst + 3);
+    int index = nbvh;
+    nbvh = nbvh + 1;
+    if (parent >= 0) PXK_SCR_I(ich + side * nb + parent) = index;
+    PXK_SCR_I(ich + index) = -1;
+    PXK_SCR_I(ich + nb + index) = -1;
+    PXK_SCR_I(ich + 2 * nb + index) = -1;
+    // bounds of the corners of the geoms' boxes in the inertial frame
+    PXR am[6];
+    for (int k = 0; k < 3; k++) {
+      am[k] = PXK_DBLMAX;
+      am[k + 3] = -PXK_DBLMAX;
+    }
+    for (int x = s; x < e; x++) {
+      int g = PXK_SCR_I(iel + x);
+      PXR lo[3];
+      PXR hi[3];
+      PXR gq[4];
+      PXR off[3];
+      for (int k = 0; k < 3; k++) {
+        lo[k] = M(geom_aabb, 6 * g + k) - M(geom_aabb, 6 * g + 3 + k);
+        hi[k] = M(geom_aabb, 6 * g + k) + M(geom_aabb, 6 * g + 3 + k);
+        off[k] = M(geom_pos, 3 * g + k) - ipos[k];
+      }
+      for (int k = 0; k < 4; k++) gq[k] = M(geom_quat, 4 * g + k);
+      for (int v = 0; v < 8; v++) {
+        PXR vert[3];
+        vert[0] = (v & 1) != 0 ? hi[0] : lo[0];
+        vert[1] = (v & 2) != 0 ? hi[1] : lo[1];
+        vert[2] = (v & 4) != 0 ? hi[2] : lo[2];
+        PXR box[3];
+        pxk_rotVecQuatUser(box, vert, gq);
+        for (int k = 0; k < 3; k++) box[k] = box[k] + off[k];
+        PXR w[3];
+        pxk_rotVecQuatUser(w, box, qinv);
+        for (int k = 0; k < 3; k++) {
+          am[k] = w[k] < am[k] ? w[k] : am[k];
+          am[k + 3] = am[k + 3] < w[k] ? w[k] : am[k + 3];
+        }
+      }
+    }
+    for (int k = 0; k < 3; k++) {
+      PXR dk = am[k] - am[k + 3];
+      PXR adk = PX_ABS(dk);
+      if (adk < PXK_EPS) {
+        am[k] = am[k] - PXK_EPS;
+        am[k + 3] = am[k + 3] + PXK_EPS;
+      }
+    }
+    for (int k = 0; k < 3; k++) {
+      PXR sc = am[k + 3] + am[k];
+      PXR sh = am[k + 3] - am[k];
+      PXK_SCR_R(rbox + 6 * index + k) = sc / PX_R(2.0);
+      PXK_SCR_R(rbox + 6 * index + 3 + k) = sh / PX_R(2.0);
+    }
+    if (e - s == 1) {
+      PXK_SCR_I(ich + 2 * nb + index) = PXK_SCR_I(iel + s);
+      continue;
+    }
+    // split at the median along the longest axis (by mjEPS)
+    PXR ed[3];
+    for (int k = 0; k < 3; k++) ed[k] = am[k + 3] - am[k];
+    int axis = 0;
+    PXR e0 = ed[0] + PXK_EPS;
+    if (ed[1] >= e0) axis = 1;
+    PXR ea = ed[axis] + PXK_EPS;
+    if (ed[2] >= ea) axis = 2;
+    for (int j = s + 1; j < e; j++) {
+      int gj = PXK_SCR_I(iel + j);
+      int k = j - 1;
+      while (k >= s && pxk_bvhBefore(PX_MDARGC rl, gj, PXK_SCR_I(iel + k), adr, axis) == 1) {
+        PXK_SCR_I(iel + k + 1) = PXK_SCR_I(iel + k);
+        k = k - 1;
+      }
+      PXK_SCR_I(iel + k + 1) = gj;
+    }
+    int mid = s + (e - s) / 2;
+    PXK_SCR_I(ist + 4 * nst) = mid;
+    PXK_SCR_I(ist + 4 * nst + 1) = e;
+    PXK_SCR_I(ist + 4 * nst + 2) = index;
+    PXK_SCR_I(ist + 4 * nst + 3) = 1;
+    nst = nst + 1;
+    PXK_SCR_I(ist + 4 * nst) = s;
+    PXK_SCR_I(ist + 4 * nst + 1) = mid;
+    PXK_SCR_I(ist + 4 * nst + 2) = index;
+    PXK_SCR_I(ist + 4 * nst + 3) = 0;
+    nst = nst + 1;
+  }
+  return nbvh;
+}
+
+// mj_collideOBB on inner nodes n1 of tree 0 and n2 of tree 1 (boxes in the inertial frames of
+// bodies b1 and b2), with the products of the frames' axes precomputed as MuJoCo does
+PX_FN int pxk_bvhOBB(PX_MDC int n1, int n2, int nmax, PX_IN(PX_REAL, product, 36),
+                     PX_IN(PX_REAL, offset, 12), PX_REAL margin) {
+  int nb = 2 * nmax;
+  int rb = 10 * MS(nbody);
+  PXR ab[12];
+  for (int k = 0; k < 6; k++) {
+    ab[k] = PXK_SCR_R(rb + 6 * n1 + k);
+    ab[6 + k] = PXK_SCR_R(rb + 6 * nb + 6 * n2 + k);
+  }
+  int inf[6];
+  for (int i = 0; i < 2; i++) {
+    for (int k = 0; k < 3; k++) inf[3 * i + k] = ab[6 * i + 3 + k] >= PXK_BR_MAXVAL ? 1 : 0;
+  }
+  if ((inf[0] == 1 && inf[1] == 1 && inf[2] == 1) || (inf[3] == 1 && inf[4] == 1 && inf[5] == 1)) {
+    return 1;
+  }
+  int infinite[2];
+  infinite[0] = (inf[0] == 1 || inf[1] == 1 || inf[2] == 1) ? 1 : 0;
+  infinite[1] = (inf[3] == 1 || inf[4] == 1 || inf[5] == 1) ? 1 : 0;
+  for (int j = 0; j < 2; j++) {
+    if (infinite[1 - j] == 1) continue;
+    for (int k = 0; k < 3; k++) {
+      PXR proj[2];
+      PXR rad[2];
+      for (int i = 0; i < 2; i++) {
+        int a = 18 * i + 9 * j + 3 * k;
+        proj[i] = ab[6 * i] * product[a] + ab[6 * i + 1] * product[a + 1] +
+                  ab[6 * i + 2] * product[a + 2] + offset[6 * i + 3 * j + k];
+        PXR h0 = ab[6 * i + 3] * product[a];
+        PXR h1 = ab[6 * i + 4] * product[a + 1];
+        PXR h2 = ab[6 * i + 5] * product[a + 2];
+        rad[i] = PX_ABS(h0) + PX_ABS(h1) + PX_ABS(h2);
+      }
+      PXR lhs = rad[0] + rad[1] + margin;
+      PXR dp = proj[1] - proj[0];
+      PXR adp = PX_ABS(dp);
+      if (lhs < adp) return 0;
+    }
+  }
+  return 1;
+}
+
+// mj_collideTree for bodies b1 < b2 (nmax: the most geoms on a body): marks in the scratch the
+// geom pairs (g1 of b1, g2 of b2) whose leaves MuJoCo's walk reaches and whose leaf test passes
+PX_FN void pxk_collideTree(PX_MDC int b1, int b2, int nmax) {
+  int nb = 2 * nmax;
+  int ib = 8 * MS(nbody) + PXK_NBPMAX;
+  int rb = 10 * MS(nbody);
+  int iwalk = ib + 10 * nb + nmax;
+  int imark = ib + 14 * nb + nmax;
+  int a1 = M(body_geomadr, b1);
+  int a2 = M(body_geomadr, b2);
+  int n1 = M(body_geomnum, b1);
+  int n2 = M(body_geomnum, b2);
+  for (int k = 0; k < n1 * n2; k++) PXK_SCR_I(imark + k) = 0;
+  int nbvh1 = pxk_bvhBuild(PX_MDARGC b1, 0, nmax);
+  int nbvh2 = pxk_bvhBuild(PX_MDARGC b2, 1, nmax);
+  if (nbvh1 == 0 || nbvh2 == 0) return;
+  // products of the inertial frames' axes and the offsets of their origins (mj_collideOBB)
+  PXR product[36];
+  PXR offset[12];
+  PXR xm[18];
+  PXR xp[6];
+  for (int k = 0; k < 9; k++) {
+    xm[k] = D(ximat, 9 * b1 + k);
+    xm[9 + k] = D(ximat, 9 * b2 + k);
+  }
+  for (int k = 0; k < 3; k++) {
+    xp[k] = D(xipos, 3 * b1 + k);
+    xp[3 + k] = D(xipos, 3 * b2 + k);
+  }
+  for (int i = 0; i < 2; i++) {
+    for (int j = 0; j < 2; j++) {
+      for (int k = 0; k < 3; k++) {
+        for (int l = 0; l < 3; l++) {
+          product[18 * i + 9 * j + 3 * k + l] = xm[9 * i + l] * xm[9 * j + k] +
+                                                xm[9 * i + 3 + l] * xm[9 * j + 3 + k] +
+                                                xm[9 * i + 6 + l] * xm[9 * j + 6 + k];
+        }
+        offset[6 * i + 3 * j + k] = xp[3 * i] * xm[9 * j + k] + xp[3 * i + 1] * xm[9 * j + 3 + k] +
+                                    xp[3 * i + 2] * xm[9 * j + 6 + k];
+      }
+    }
+  }
+  PXR msum = M(body_margin, b1) + M(body_margin, b2);
+  PXR margin = (MOPT(enableflags) & PX_ENBL_OVERRIDE) != 0 ? MOPT(o_margin) : msum;
+  int cap = nbvh1 + nbvh2;
+  int nst = 1;
+  PXK_SCR_I(iwalk) = 0;
+  PXK_SCR_I(iwalk + 1) = 0;
+  while (nst > 0) {
+    nst = nst - 1;
+    int node1 = PXK_SCR_I(iwalk + 2 * nst);
+    int node2 = PXK_SCR_I(iwalk + 2 * nst + 1);
+    int c10 = PXK_SCR_I(ib + node1);
+    int c11 = PXK_SCR_I(ib + nb + node1);
+    int c20 = PXK_SCR_I(ib + 3 * nb + node2);
+    int c21 = PXK_SCR_I(ib + 4 * nb + node2);
+    int leaf1 = (c10 < 0 && c11 < 0) ? 1 : 0;
+    int leaf2 = (c20 < 0 && c21 < 0) ? 1 : 0;
+    if (leaf1 == 1 && leaf2 == 1) {
+      int g1 = PXK_SCR_I(ib + 2 * nb + node1);
+      int g2 = PXK_SCR_I(ib + 5 * nb + node2);
+      if (pxk_colMidLeaf(PX_MDARGC g1, g2) == 1) PXK_SCR_I(imark + (g1 - a1) * n2 + (g2 - a2)) = 1;
+      continue;
+    }
+    if (pxk_bvhOBB(PX_MDARGC node1, node2, nmax, product, offset, margin) == 0) continue;
+    // open the inner node, or the one of larger surface (MuJoCo measures half size - centre)
+    int open1 = 0;
+    if (leaf1 == 0 && leaf2 == 1) open1 = 1;
+    if (leaf1 == 0 && leaf2 == 0) {
+      PXR s1[3];
+      PXR s2[3];
+      for (int k = 0; k < 3; k++) {
+        s1[k] = PXK_SCR_R(rb + 6 * node1 + 3 + k) - PXK_SCR_R(rb + 6 * node1 + k);
+        s2[k] = PXK_SCR_R(rb + 6 * nb + 6 * node2 + 3 + k) - PXK_SCR_R(rb + 6 * nb + 6 * node2 + k);
+      }
+      PXR surface1 = s1[0] * s1[1] + s1[1] * s1[2] + s1[2] * s1[0];
+      PXR surface2 = s2[0] * s2[1] + s2[1] * s2[2] + s2[2] * s2[0];
+      if (surface1 > surface2) open1 = 1;
+    }
+    for (int i = 0; i < 2; i++) {
+      int c = open1 == 1 ? (i == 0 ? c10 : c11) : (i == 0 ? c20 : c21);
+      if (c == -1 || nst >= cap) continue;
+      PXK_SCR_I(iwalk + 2 * nst) = open1 == 1 ? c : node1;
+      PXK_SCR_I(iwalk + 2 * nst + 1) = open1 == 1 ? node2 : c;
+      nst = nst + 1;
+    }
+  }
+}
+
+// 1 when pxk_collideTree reached geom pair (g1 of b1, g2 of b2) and its leaf test passed
+PX_FN int pxk_treeMarked(PX_MDC int b1, int b2, int g1, int g2, int nmax) {
+  int nb = 2 * nmax;
+  int imark = 8 * MS(nbody) + PXK_NBPMAX + 14 * nb + nmax;
+  int k = (g1 - M(body_geomadr, b1)) * M(body_geomnum, b2) + (g2 - M(body_geomadr, b2));
+  return PXK_SCR_I(imark + k);
+}
+
 #endif  // PX_KERN_COLLIDE_BROAD_H_
