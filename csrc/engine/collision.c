@@ -183,3 +183,17 @@ int px_broadphase(const pxModel* m, pxData* d) {
   if (m->nbody < 2) return 0;
   return pxk_broadphase(m, d);
 }
+
+int px_bvh(const pxModel* m, pxData* d, int body, double* aabb, int* child, int* nodeid) {
+  int nmax = 0;
+  for (int b = 0; b < m->nbody; b++) nmax = m->body_geomnum[b] > nmax ? m->body_geomnum[b] : nmax;
+  int n = pxk_bvhBuild(m, d, body, 0, nmax);
+  int ib = 8 * m->nbody + d->nbpmax, rb = 10 * m->nbody, nb = 2 * nmax;
+  for (int i = 0; i < n; i++) {
+    for (int k = 0; k < 6; k++) aabb[6 * i + k] = d->colscr_r[rb + 6 * i + k];
+    child[2 * i] = d->colscr_i[ib + i];
+    child[2 * i + 1] = d->colscr_i[ib + nb + i];
+    nodeid[i] = d->colscr_i[ib + 2 * nb + i];
+  }
+  return n;
+}

@@ -1365,6 +1365,54 @@ static PyObject* py_broadphase(PyObject* mod, PyObject* args) {
   return out;
 }
 
+// _bvh(model, data, body) -> (aabb (n, 6), child (n, 2), nodeid (n,)): the midphase's tree of
+// one body as collide_broad.h builds it (tests; compare MjModel.bvh_*)
+static PyObject* py_bvh(PyObject* mod, PyObject* args) {
+  (void)mod;
+  PyObject *model, *data;
+  int body;
+  if (!PyArg_ParseTuple(args, "OOi:_bvh", &model, &data, &body)) return NULL;
+  if (!checkPair(model, data, "_bvh")) return NULL;
+  DataObject* dob = (DataObject*)data;
+  const pxModel* m = ((ModelObject*)model)->m;
+  if (body < 0 || body >= m->nbody) {
+    PyErr_Format(PyExc_ValueError, "_bvh: body %d out of range", body);
+    return NULL;
+  }
+  int cap = 2 * m->body_geomnum[body] + 1;
+  double* aabb = (double*)malloc(sizeof(double) * 6 * (size_t)cap);
+  int* child = (int*)malloc(sizeof(int) * 2 * (size_t)cap);
+  int* nodeid = (int*)malloc(sizeof(int) * (size_t)cap);
+  if (!aabb || !child || !nodeid) {
+    free(aabb);
+    free(child);
+    free(nodeid);
+    return PyErr_NoMemory();
+  }
+  int n = 0;
+  PX_RUN_CLAIMED(dob, (ModelObject*)model, "_bvh",
+                 n = px_bvh(m, &dob->d, body, aabb, child, nodeid))
+  npy_intp d6[2] = {n, 6}, d2[2] = {n, 2}, d1[1] = {n};
+  PyObject* a = PyArray_ZEROS(2, d6, NPY_FLOAT64, 0);
+  PyObject* c = PyArray_ZEROS(2, d2, NPY_INT32, 0);
+  PyObject* id = PyArray_ZEROS(1, d1, NPY_INT32, 0);
+  if (a && c && id) {
+    memcpy(PyArray_DATA((PyArrayObject*)a), aabb, sizeof(double) * 6 * (size_t)n);
+    memcpy(PyArray_DATA((PyArrayObject*)c), child, sizeof(int) * 2 * (size_t)n);
+    memcpy(PyArray_DATA((PyArrayObject*)id), nodeid, sizeof(int) * (size_t)n);
+  }
+  free(aabb);
+  free(child);
+  free(nodeid);
+  if (!a || !c || !id) {
+    Py_XDECREF(a);
+    Py_XDECREF(c);
+    Py_XDECREF(id);
+    return NULL;
+  }
+  return Py_BuildValue("(NNN)", a, c, id);
+}
+
 static PyObject* py_forward(PyObject* mod, PyObject* args) {
   (void)mod;
   return runStatusStage(args, "forward", px_forward);
@@ -2119,6 +2167,8 @@ static PyMethodDef moduleMethods[] = {
     {"_roundf32", py_roundf32, METH_VARARGS, "_roundf32(x) -> x rounded to float32 (tests)"},
     {"_broadphase", py_broadphase, METH_VARARGS,
      "_broadphase(model, data) -> body-pair signatures of the broad phase (tests)"},
+    {"_bvh", py_bvh, METH_VARARGS,
+     "_bvh(model, data, body) -> (aabb, child, nodeid): the midphase's tree of a body (tests)"},
     {"_narrowphase", py_narrowphase, METH_VARARGS,
      "_narrowphase(model, data, g1, g2, margin) -> (dist, pos, frame): one geom pair's "
      "narrow phase (tests)"},

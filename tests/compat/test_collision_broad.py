@@ -106,6 +106,42 @@ def test_roundf32_bitwise():
     assert np.array_equal(np.signbit(ref[~nan]), np.signbit(got[~nan]))
 
 
+def check_bvh(path=None, xml=None):
+    """every body's tree as collide_broad.h builds it against MuJoCo's compiled bvh_* arrays;
+    returns the number of bodies compared"""
+    pm = phalanx.Model.from_xml_path(path) if path else phalanx.Model.from_xml_string(xml)
+    mm = mujoco.MjModel.from_xml_path(path) if path else mujoco.MjModel.from_xml_string(xml)
+    pd = phalanx.Data(pm)
+    n = 0
+    for b in range(mm.nbody):
+        adr, num = mm.body_bvhadr[b], mm.body_bvhnum[b]
+        if adr < 0 or mm.body_geomnum[b] == 0:
+            continue
+        aabb, child, nodeid = _core._bvh(pm, pd, b)
+        assert len(aabb) == num, (path, b)
+        ref_id = mm.bvh_nodeid[adr:adr + num]
+        ref_child = mm.bvh_child[adr:adr + num]
+        # leaves hold geom ids (MuJoCo's ids are body-relative through bvh_nodeid)
+        assert np.array_equal(nodeid, ref_id), (path, b, nodeid, ref_id)
+        assert np.array_equal(child, ref_child), (path, b)
+        assert np.array_equal(aabb, mm.bvh_aabb[adr:adr + num]), (path, b)
+        n += 1
+    return n
+
+
+@pytest.mark.parametrize("name", [
+    "model/humanoid/humanoid.xml", "model/humanoid/22_humanoids.xml", "model/cube/cube_3x3x3.xml",
+    "test/engine/testdata/collision_convex/stacked_boxes.xml"])
+def test_bvh_matches_compiler(name):
+    assert check_bvh(path=shared_model("mujoco", *name.split("/"))) > 0
+
+
+def test_bvh_random_bodies():
+    rng = np.random.default_rng(8)
+    for _ in range(20):
+        assert check_bvh(xml=scene_xml(rng, 6)) > 0
+
+
 # ---------------------------------------------------------------------------------------------
 # corner cases
 

@@ -99,6 +99,9 @@ long px_colScratchInts(const pxModel* m, int nbpmax);
 void px_eig3(double eigval[3], double eigvec[9], double quat[4], const double mat[9]);
 double px_roundF32(double x);
 int px_broadphase(const pxModel* m, pxData* d);
+// the midphase's tree of body (as the compiler's bvh_aabb, bvh_child, bvh_nodeid; arrays of
+// 6 * ngeomOfBody, 2 * ... and ... entries suffice); returns its number of nodes
+int px_bvh(const pxModel* m, pxData* d, int body, double* aabb, int* child, int* nodeid);
 pxtStatus px_collisionCheck(const pxModel* m, pxStatus* st);
 pxtStatus px_collision(const pxModel* m, pxData* d, pxStatus* st);
 int px_narrowphase(const pxModel* m, pxData* d, int g1, int g2, double margin);
