@@ -79,12 +79,12 @@ static long maxBodyGeoms(const pxModel* m) {
 }
 
 long px_colScratchReals(const pxModel* m) {
-  return 10L * m->nbody + 27L * maxBodyGeoms(m);
+  return 10L * m->nbody + 12L * m->ngeom + 3L * maxBodyGeoms(m);
 }
 
 long px_colScratchInts(const pxModel* m, int nbpmax) {
   long g = maxBodyGeoms(m);
-  return 8L * m->nbody + nbpmax + 29L * g + g * g;
+  return 9L * m->nbody + nbpmax + 1 + 6L * m->ngeom + 17L * g + g * g;
 }
 
 static const char* geomTypeName(int t) {
@@ -187,13 +187,15 @@ int px_broadphase(const pxModel* m, pxData* d) {
 int px_bvh(const pxModel* m, pxData* d, int body, double* aabb, int* child, int* nodeid) {
   int nmax = 0;
   for (int b = 0; b < m->nbody; b++) nmax = m->body_geomnum[b] > nmax ? m->body_geomnum[b] : nmax;
-  int n = pxk_bvhBuild(m, d, body, 0, nmax);
-  int ib = 8 * m->nbody + d->nbpmax, rb = 10 * m->nbody, nb = 2 * nmax;
+  if (m->body_geomnum[body] == 0) return 0;
+  pxk_bvhBuildAll(m, d, nmax);
+  int n = d->colscr_i[pxk_bvhIB(m, d) + 1 + body];
+  int ti = pxk_bvhTI(m, d), tb = 2 * m->ngeom, s = 2 * m->body_geomadr[body];
   for (int i = 0; i < n; i++) {
-    for (int k = 0; k < 6; k++) aabb[6 * i + k] = d->colscr_r[rb + 6 * i + k];
-    child[2 * i] = d->colscr_i[ib + i];
-    child[2 * i + 1] = d->colscr_i[ib + nb + i];
-    nodeid[i] = d->colscr_i[ib + 2 * nb + i];
+    for (int k = 0; k < 6; k++) aabb[6 * i + k] = d->colscr_r[10 * m->nbody + 6 * (s + i) + k];
+    child[2 * i] = d->colscr_i[ti + s + i];
+    child[2 * i + 1] = d->colscr_i[ti + tb + s + i];
+    nodeid[i] = d->colscr_i[ti + 2 * tb + s + i];
   }
   return n;
 }

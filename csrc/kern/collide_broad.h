@@ -611,21 +611,34 @@ PX_FN int pxk_colMidLeaf(PX_MDC int g1, int g2) {
 // MuJoCo's compiler builds a tree of boxes over each body's collidable geoms in the body's
 // inertial frame (mjCBoundingVolumeHierarchy::MakeBVH): a node bounds the 8 corners of its geoms'
 // boxes, splits at the median along its longest axis (ordered by the geoms' centres, ties within
-// mjEPS by geom order), leaves hold one geom. phalanx's model has no bvh_* arrays, so the driver
-// builds the two trees of a midphase body pair in the scratch, as the compiler does, and walks
-// them as mj_collideTree does: a node pair is opened only when its boxes meet within the bodies'
-// margins (body_margin, or o_margin under override), which can drop geom pairs the leaf test
-// alone keeps (override with gaps: the nodes use o_margin, the leaves o_margin + gaps).
+// mjEPS by geom order), leaves hold one geom. phalanx's model has no bvh_* arrays, so the first
+// collision of a world builds every body's tree into its scratch, as the compiler does (they
+// depend on the model only: MuJoCo too keeps them from compile time), and the driver walks the
+// two trees of a midphase body pair as mj_collideTree does: a node pair is opened only when its
+// boxes meet within the bodies' margins (body_margin, or o_margin under override), which can drop
+// geom pairs the leaf test alone keeps (override with gaps: nodes use o_margin, leaves
+// o_margin + gaps).
 //
-// Scratch, for G = the most geoms on one body, NB = 2G (nodes per tree), after the pair list
-// (ints from IB = 8 nbody + PXK_NBPMAX, reals from RB = 10 nbody):
-//   ints  tree t in [IB + 3 NB t, +3 NB): child 0, child 1, geom of each node (-1: inner node)
-//         [IB + 6 NB, +G) the geoms being split, [IB + 6 NB + G, +4 NB) the build stack,
-//         [IB + 10 NB + G, +4 NB) the walk stack, [IB + 14 NB + G, +G^2) the leaf pairs reached
-//   reals tree t in [RB + 6 NB t, +6 NB): node boxes (centre, half sizes), [RB + 12 NB, +3G) the
-//         geom centres in the inertial frame
+// Scratch, for G = the most geoms on one body, NB = 2G, TB = 2 ngeom (body b's nodes from slot
+// 2 geomadr[b]), after the pair list: ints from IB = 8 nbody + PXK_NBPMAX:
+//   IB: 1 once the trees are built; [IB + 1, +nbody) nodes per body;
+//   TI = IB + 1 + nbody: [TI, +TB) child 0, [TI + TB, +TB) child 1, [TI + 2 TB, +TB) the geom of a
+//   leaf (-1: inner node); WI = TI + 3 TB: [WI, +G) the geoms being split, [WI + G, +4 NB) the
+//   build stack, [WI + G + 4 NB, +4 NB) the walk stack, [WI + G + 8 NB, +G^2) leaf pairs reached;
+// reals from RB = 10 nbody: [RB, +6 TB) node boxes (centre, half sizes), [RB + 6 TB, +3G) the
+// geom centres in the inertial frame.
 #define PXK_EPS PX_R(1E-14)
 #define PXK_DBLMAX PX_R(1.7976931348623157E+308)
+
+PX_FN int pxk_bvhIB(PX_MD) {
+  return 8 * MS(nbody) + PXK_NBPMAX;
+}
+PX_FN int pxk_bvhTI(PX_MD) {
+  return 8 * MS(nbody) + PXK_NBPMAX + 1 + MS(nbody);
+}
+PX_FN int pxk_bvhWI(PX_MD) {
+  return 8 * MS(nbody) + PXK_NBPMAX + 1 + MS(nbody) + 6 * MS(ngeom);
+}
 
 // vec rotated by quat, the compiler's way (mjuu_rotVecQuat: zero vector and null quaternion
 // shortcuts)
@@ -640,7 +653,8 @@ PX_FN void pxk_rotVecQuatUser(PX_OUT(PX_REAL, res, 3), PX_IN(PX_REAL, vec, 3),
   }
 }
 
-// 1 when geom a comes before geom b along axis (centres lx[], mjEPS ties by geom order)
+// 1 when geom a comes before geom b along axis (centres at real offset rl, mjEPS ties by geom
+// order)
 PX_FN int pxk_bvhBefore(PX_MDC int rl, int a, int b, int adr, int axis) {
   PXR la = PXK_SCR_R(rl + 3 * (a - adr) + axis);
   PXR lb = PXK_SCR_R(rl + 3 * (b - adr) + axis);
@@ -650,17 +664,15 @@ PX_FN int pxk_bvhBefore(PX_MDC int rl, int a, int b, int adr, int axis) {
   return a < b ? 1 : 0;
 }
 
-// build body b's tree as tree t (0 or 1) in the scratch; returns its number of nodes
-PX_FN int pxk_bvhBuild(PX_MDC int b, int t, int nmax) {
-  int nb = 2 * nmax;
-  int ib = 8 * MS(nbody) + PXK_NBPMAX;
-  int rb = 10 * MS(nbody);
-  int ich = ib + 3 * nb * t;
-  int iel = ib + 6 * nb;
-  int ist = iel + nmax;
-  int rbox = rb + 6 * nb * t;
-  int rl = rb + 12 * nb;
+// build body b's tree into its slots; returns its number of nodes
+PX_FN int pxk_bvhBuild(PX_MDC int b, int nmax) {
+  int tb = 2 * MS(ngeom);
   int adr = M(body_geomadr, b);
+  int ich = pxk_bvhTI(PX_MDARG) + 2 * adr;
+  int iel = pxk_bvhWI(PX_MDARG);
+  int ist = iel + nmax;
+  int rbox = 10 * MS(nbody) + 6 * 2 * adr;
+  int rl = 10 * MS(nbody) + 6 * tb;
   PXR ipos[3];
   PXR qinv[4];
   for (int k = 0; k < 3; k++) ipos[k] = M(body_ipos, 3 * b + k);
@@ -692,10 +704,10 @@ PX_FN int pxk_bvhBuild(PX_MDC int b, int t, int nmax) {
     int side = PXK_SCR_I(ist + 4 * nst + 3);
     int index = nbvh;
     nbvh = nbvh + 1;
-    if (parent >= 0) PXK_SCR_I(ich + side * nb + parent) = index;
+    if (parent >= 0) PXK_SCR_I(ich + side * tb + parent) = index;
     PXK_SCR_I(ich + index) = -1;
-    PXK_SCR_I(ich + nb + index) = -1;
-    PXK_SCR_I(ich + 2 * nb + index) = -1;
+    PXK_SCR_I(ich + tb + index) = -1;
+    PXK_SCR_I(ich + 2 * tb + index) = -1;
     // bounds of the corners of the geoms' boxes in the inertial frame
     PXR am[6];
     for (int k = 0; k < 3; k++) {
@@ -745,7 +757,7 @@ PX_FN int pxk_bvhBuild(PX_MDC int b, int t, int nmax) {
       PXK_SCR_R(rbox + 6 * index + 3 + k) = sh / PX_R(2.0);
     }
     if (e - s == 1) {
-      PXK_SCR_I(ich + 2 * nb + index) = PXK_SCR_I(iel + s);
+      PXK_SCR_I(ich + 2 * tb + index) = PXK_SCR_I(iel + s);
       continue;
     }
     // split at the median along the longest axis (by mjEPS)
@@ -780,16 +792,26 @@ PX_FN int pxk_bvhBuild(PX_MDC int b, int t, int nmax) {
   return nbvh;
 }
 
-// mj_collideOBB on inner nodes n1 of tree 0 and n2 of tree 1 (boxes in the inertial frames of
-// bodies b1 and b2), with the products of the frames' axes precomputed as MuJoCo does
-PX_FN int pxk_bvhOBB(PX_MDC int n1, int n2, int nmax, PX_IN(PX_REAL, product, 36),
-                     PX_IN(PX_REAL, offset, 12), PX_REAL margin) {
-  int nb = 2 * nmax;
-  int rb = 10 * MS(nbody);
+// every body's tree, once per world (the flag at IB)
+PX_FN void pxk_bvhBuildAll(PX_MDC int nmax) {
+  int ib = pxk_bvhIB(PX_MDARG);
+  if (PXK_SCR_I(ib) == 1) return;
+  for (int b = 0; b < MS(nbody); b++) {
+    int n = 0;
+    if (M(body_geomnum, b) > 0) n = pxk_bvhBuild(PX_MDARGC b, nmax);
+    PXK_SCR_I(ib + 1 + b) = n;
+  }
+  PXK_SCR_I(ib) = 1;
+}
+
+// mj_collideOBB on the node boxes at real offsets r1 and r2 (in the inertial frames of the two
+// bodies), with the products of the frames' axes precomputed as MuJoCo does
+PX_FN int pxk_bvhOBB(PX_MDC int r1, int r2, PX_IN(PX_REAL, product, 36), PX_IN(PX_REAL, offset, 12),
+                     PX_REAL margin) {
   PXR ab[12];
   for (int k = 0; k < 6; k++) {
-    ab[k] = PXK_SCR_R(rb + 6 * n1 + k);
-    ab[6 + k] = PXK_SCR_R(rb + 6 * nb + 6 * n2 + k);
+    ab[k] = PXK_SCR_R(r1 + k);
+    ab[6 + k] = PXK_SCR_R(r2 + k);
   }
   int inf[6];
   for (int i = 0; i < 2; i++) {
@@ -827,19 +849,22 @@ PX_FN int pxk_bvhOBB(PX_MDC int n1, int n2, int nmax, PX_IN(PX_REAL, product, 36
 // mj_collideTree for bodies b1 < b2 (nmax: the most geoms on a body): marks in the scratch the
 // geom pairs (g1 of b1, g2 of b2) whose leaves MuJoCo's walk reaches and whose leaf test passes
 PX_FN void pxk_collideTree(PX_MDC int b1, int b2, int nmax) {
-  int nb = 2 * nmax;
-  int ib = 8 * MS(nbody) + PXK_NBPMAX;
-  int rb = 10 * MS(nbody);
-  int iwalk = ib + 10 * nb + nmax;
-  int imark = ib + 14 * nb + nmax;
+  pxk_bvhBuildAll(PX_MDARGC nmax);
+  int tb = 2 * MS(ngeom);
+  int ti = pxk_bvhTI(PX_MDARG);
+  int iwalk = pxk_bvhWI(PX_MDARG) + nmax + 8 * nmax;
+  int imark = pxk_bvhWI(PX_MDARG) + nmax + 16 * nmax;
   int a1 = M(body_geomadr, b1);
   int a2 = M(body_geomadr, b2);
   int n1 = M(body_geomnum, b1);
   int n2 = M(body_geomnum, b2);
   for (int k = 0; k < n1 * n2; k++) PXK_SCR_I(imark + k) = 0;
-  int nbvh1 = pxk_bvhBuild(PX_MDARGC b1, 0, nmax);
-  int nbvh2 = pxk_bvhBuild(PX_MDARGC b2, 1, nmax);
+  int nbvh1 = PXK_SCR_I(pxk_bvhIB(PX_MDARG) + 1 + b1);
+  int nbvh2 = PXK_SCR_I(pxk_bvhIB(PX_MDARG) + 1 + b2);
   if (nbvh1 == 0 || nbvh2 == 0) return;
+  int s1 = 2 * a1;  // the bodies' first node slots
+  int s2 = 2 * a2;
+  int rb = 10 * MS(nbody);
   // products of the inertial frames' axes and the offsets of their origins (mj_collideOBB)
   PXR product[36];
   PXR offset[12];
@@ -876,31 +901,33 @@ PX_FN void pxk_collideTree(PX_MDC int b1, int b2, int nmax) {
     nst = nst - 1;
     int node1 = PXK_SCR_I(iwalk + 2 * nst);
     int node2 = PXK_SCR_I(iwalk + 2 * nst + 1);
-    int c10 = PXK_SCR_I(ib + node1);
-    int c11 = PXK_SCR_I(ib + nb + node1);
-    int c20 = PXK_SCR_I(ib + 3 * nb + node2);
-    int c21 = PXK_SCR_I(ib + 4 * nb + node2);
+    int c10 = PXK_SCR_I(ti + s1 + node1);
+    int c11 = PXK_SCR_I(ti + tb + s1 + node1);
+    int c20 = PXK_SCR_I(ti + s2 + node2);
+    int c21 = PXK_SCR_I(ti + tb + s2 + node2);
     int leaf1 = (c10 < 0 && c11 < 0) ? 1 : 0;
     int leaf2 = (c20 < 0 && c21 < 0) ? 1 : 0;
     if (leaf1 == 1 && leaf2 == 1) {
-      int g1 = PXK_SCR_I(ib + 2 * nb + node1);
-      int g2 = PXK_SCR_I(ib + 5 * nb + node2);
+      int g1 = PXK_SCR_I(ti + 2 * tb + s1 + node1);
+      int g2 = PXK_SCR_I(ti + 2 * tb + s2 + node2);
       if (pxk_colMidLeaf(PX_MDARGC g1, g2) == 1) PXK_SCR_I(imark + (g1 - a1) * n2 + (g2 - a2)) = 1;
       continue;
     }
-    if (pxk_bvhOBB(PX_MDARGC node1, node2, nmax, product, offset, margin) == 0) continue;
+    int r1 = rb + 6 * (s1 + node1);
+    int r2 = rb + 6 * (s2 + node2);
+    if (pxk_bvhOBB(PX_MDARGC r1, r2, product, offset, margin) == 0) continue;
     // open the inner node, or the one of larger surface (MuJoCo measures half size - centre)
     int open1 = 0;
     if (leaf1 == 0 && leaf2 == 1) open1 = 1;
     if (leaf1 == 0 && leaf2 == 0) {
-      PXR s1[3];
-      PXR s2[3];
+      PXR e1[3];
+      PXR e2[3];
       for (int k = 0; k < 3; k++) {
-        s1[k] = PXK_SCR_R(rb + 6 * node1 + 3 + k) - PXK_SCR_R(rb + 6 * node1 + k);
-        s2[k] = PXK_SCR_R(rb + 6 * nb + 6 * node2 + 3 + k) - PXK_SCR_R(rb + 6 * nb + 6 * node2 + k);
+        e1[k] = PXK_SCR_R(r1 + 3 + k) - PXK_SCR_R(r1 + k);
+        e2[k] = PXK_SCR_R(r2 + 3 + k) - PXK_SCR_R(r2 + k);
       }
-      PXR surface1 = s1[0] * s1[1] + s1[1] * s1[2] + s1[2] * s1[0];
-      PXR surface2 = s2[0] * s2[1] + s2[1] * s2[2] + s2[2] * s2[0];
+      PXR surface1 = e1[0] * e1[1] + e1[1] * e1[2] + e1[2] * e1[0];
+      PXR surface2 = e2[0] * e2[1] + e2[1] * e2[2] + e2[2] * e2[0];
       if (surface1 > surface2) open1 = 1;
     }
     for (int i = 0; i < 2; i++) {
@@ -915,8 +942,7 @@ PX_FN void pxk_collideTree(PX_MDC int b1, int b2, int nmax) {
 
 // 1 when pxk_collideTree reached geom pair (g1 of b1, g2 of b2) and its leaf test passed
 PX_FN int pxk_treeMarked(PX_MDC int b1, int b2, int g1, int g2, int nmax) {
-  int nb = 2 * nmax;
-  int imark = 8 * MS(nbody) + PXK_NBPMAX + 14 * nb + nmax;
+  int imark = pxk_bvhWI(PX_MDARG) + nmax + 16 * nmax;
   int k = (g1 - M(body_geomadr, b1)) * M(body_geomnum, b2) + (g2 - M(body_geomadr, b2));
   return PXK_SCR_I(imark + k);
 }
