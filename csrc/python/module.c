@@ -1303,8 +1303,7 @@ static PyObject* py_geomDistance(PyObject* mod, PyObject* args) {
   PyObject *model, *data, *ftobj = Py_None;
   int g1, g2;
   double distmax;
-  if (!PyArg_ParseTuple(args, "OOiid|O:geomDistance", &model, &data, &g1, &g2, &distmax,
-                        &ftobj)) {
+  if (!PyArg_ParseTuple(args, "OOiid|O:geomDistance", &model, &data, &g1, &g2, &distmax, &ftobj)) {
     return NULL;
   }
   if (!checkPair(model, data, "geomDistance")) return NULL;

@@ -50,7 +50,8 @@ def _fmt(v):
 
 
 def make_xml(a, b, option="", flags=""):
-    asset = f"""<asset><mesh name="big" vertex="{MESH_BIG}"/><mesh name="small" vertex="{MESH_SMALL}"/>
+    asset = f"""<asset>
+      <mesh name="big" vertex="{MESH_BIG}"/><mesh name="small" vertex="{MESH_SMALL}"/>
       <hfield name="h" nrow="{NROW}" ncol="{NCOL}" size="{_fmt(HSIZE)}" elevation="{_fmt(ELEV)}"/>
       </asset>"""
     if a == "plane":
@@ -203,27 +204,34 @@ def test_no_routine():
 
 
 def test_degenerate():
-    """coincident centres, identical poses, huge coordinates"""
+    """coincident centres and aligned axes, one geom just touching, huge coordinates"""
     for a, b in PAIRS:
-        p = Pair(a, b)
+        p = Pair(a, b, seed=_seed(a, b, "degenerate"))
         q = np.zeros(p.mm.nq)
         q[3] = 1
+        poses = [q.copy()]
         if p.mm.nq == 14:
             q[10] = 1
-        for qq in (q, q * 1e6 + np.where(q == 0, 0, 0)):
-            qq = qq.copy()
-            p.set(qq)
-            for distmax in DISTMAX:
-                p.compare(0, 1, distmax, "degenerate")
-                p.compare(1, 0, distmax, "degenerate")
+            poses = [q.copy()]
+            for off in ([0, 0, 0.3], [0.4, 0, 0], [0, 1e-12, 0]):
+                t = q.copy()
+                t[7:10] = off
+                poses.append(t)
+        else:
+            for z in (0.0, 1e-12, 0.3):
+                t = q.copy()
+                t[2] = z
+                poses.append(t)
         far = p.random_qpos()
         far[0:3] += 1e5
         if p.mm.nq == 14:
             far[7:10] += 1e5
-        p.set(far)
-        for distmax in DISTMAX:
-            p.compare(0, 1, distmax, "huge")
-            p.compare(1, 0, distmax, "huge")
+        poses.append(far)
+        for qq in poses:
+            p.set(qq)
+            for distmax in DISTMAX:
+                p.compare(0, 1, distmax, "degenerate")
+                p.compare(1, 0, distmax, "degenerate")
 
 
 @pytest.mark.parametrize("a,b", PAIRS, ids=[f"{a}-{b}" for a, b in PAIRS])
