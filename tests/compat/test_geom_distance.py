@@ -175,6 +175,17 @@ def test_nativeccd_disabled_libccd_refused(a, b):
         phalanx.geomDistance(p.pm, p.pd, 0, 1, 1.0)
 
 
+def test_ccd_iterations_refused():
+    p = Pair("box", "box", option='ccd_iterations="300"')
+    p.set(p.random_qpos())
+    with pytest.raises(NotImplementedError, match="ccd_iterations"):
+        phalanx.geomDistance(p.pm, p.pd, 0, 1, 1.0)
+    # the analytic routes do not run GJK
+    q = Pair("sphere", "box", option='ccd_iterations="300"')
+    q.set(q.random_qpos())
+    q.compare(0, 1, 1.0)
+
+
 @pytest.mark.parametrize("option", ['ccd_iterations="8"', 'ccd_tolerance="1e-3"',
                                     'ccd_iterations="200" ccd_tolerance="1e-10"'])
 @pytest.mark.parametrize("a,b", [("box", "box"), ("capsule", "mesh"), ("ellipsoid", "cylinder")])
