@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: Apache-2.0
 """phalanx.geomDistance against mujoco.mj_geomDistance (MuJoCo 3.12): every pair of geom types
 MuJoCo has a routine for (plane, hfield, sphere, capsule, ellipsoid, cylinder, box, mesh), seeded
-poses from deep penetration to far apart, both argument orders, distmax zero, small and large,
-the distance and fromto compared within 1e-9 (absolute, scaled by 1 + |ref|). Also the pairs
-without a routine, the nativeccd-disabled routes, NaN poses and the argument checks."""
+poses from deep penetration to far apart, both argument orders, distmax negative, zero, small
+and large (up to 1e300), the distance and fromto compared within 1e-9 (absolute, scaled by
+1 + |ref|; measured: bit-equal). Also the pairs without a routine, the nativeccd-disabled
+routes, NaN poses and the argument checks."""
 
 import zlib
 
@@ -15,7 +16,7 @@ import phalanx
 mujoco = pytest.importorskip("mujoco")
 
 TOL = 1e-9
-DISTMAX = (0.0, 0.02, 0.3, 10.0)
+DISTMAX = (-0.05, 0.0, 0.02, 0.3, 10.0, 1e300)
 
 _rng = np.random.default_rng(23)
 _pts = _rng.normal(size=(20, 3)) * np.array([0.2, 0.14, 0.17])
