@@ -1,16 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
 // The CPU executor of collision detection (csrc/kern/collide.h): contact capacity, the check
 // that every geom pair a model can bring together has a narrow-phase routine, mj_collision and
-// the single-pair narrow phase the conformance tests drive.
+// the single-pair narrow phase the conformance tests drive, and mj_geomDistance.
+#include <limits.h>
 #include <string.h>
 
 #include "kern/prelude_c.h"
 
 #include "kern/collide.h"
+#include "kern/collide_dist.h"
 
 // Contact capacity per world when <size nconmax> is absent: the sum of MuJoCo's per-pair maxima
 // over the geom pairs that pass the static filters, capped (overflow counts CONTACTFULL)
-#define PX_NCONMAX_CAP 2000
+#define PX_NCONMAX_CAP 10000
 
 // calls f(m, g1, g2, ipair, ctx) for every geom pair the static filters let through: <pair>s
 // and the geom pairs of colliding body pairs; stops and returns nonzero when f does
@@ -58,6 +60,34 @@ int px_contactCapacity(const pxModel* m) {
   return sum < PX_NCONMAX_CAP ? (int)sum : PX_NCONMAX_CAP;
 }
 
+int px_bodyPairCapacity(const pxModel* m) {
+  long n = 0;
+  for (int b1 = 0; b1 < m->nbody; b1++) {
+    if (!m->body_contype[b1] && !m->body_conaffinity[b1]) continue;
+    for (int b2 = b1 + 1; b2 < m->nbody; b2++) {
+      if (!m->body_contype[b2] && !m->body_conaffinity[b2]) continue;
+      if (!pxk_colBodyPairOff(m, NULL, b1, b2)) n++;
+    }
+  }
+  return n < INT_MAX ? (int)n : INT_MAX;
+}
+
+// the most geoms on one body (the midphase's trees)
+static long maxBodyGeoms(const pxModel* m) {
+  long g = 0;
+  for (int b = 0; b < m->nbody; b++) g = m->body_geomnum[b] > g ? m->body_geomnum[b] : g;
+  return g;
+}
+
+long px_colScratchReals(const pxModel* m) {
+  return 10L * m->nbody + 12L * m->ngeom + 3L * maxBodyGeoms(m);
+}
+
+long px_colScratchInts(const pxModel* m, int nbpmax) {
+  long g = maxBodyGeoms(m);
+  return 9L * m->nbody + nbpmax + 1 + 6L * m->ngeom + 17L * g + g * g;
+}
+
 static const char* geomTypeName(int t) {
   static const char* const names[PX_NGEOMTYPES] = {
       "plane", "hfield", "sphere", "capsule", "ellipsoid", "cylinder", "box", "mesh", "sdf"};
@@ -66,33 +96,108 @@ static const char* geomTypeName(int t) {
 
 typedef struct {
   int g1, g2;
+  const char* why;
 } missingPair;
 
+// 1 when MuJoCo sends the pair of geom types (ascending) to its general convex collider
+// (mjc_Convex or mjc_ConvexHField), whose algorithm the nativeccd flag selects
+static int convexRoute(int t1, int t2) {
+  if (t1 == PX_GEOM_HFIELD) return t2 != PX_GEOM_HFIELD;
+  if (t1 == PX_GEOM_PLANE) return 0;
+  if (t1 == PX_GEOM_SPHERE) return t2 == PX_GEOM_ELLIPSOID || t2 == PX_GEOM_MESH;
+  if (t1 == PX_GEOM_CAPSULE) return t2 != PX_GEOM_CAPSULE && t2 != PX_GEOM_BOX;
+  if (t1 == PX_GEOM_BOX) return t2 == PX_GEOM_MESH;
+  return 1;
+}
+
+// 1 when findMissing may refuse a pair of these types (ascending) for the model's options
+static int typesMayBeRefused(const pxModel* m, int t1, int t2) {
+  if (convexRoute(t1, t2) &&
+      ((m->opt.disableflags & PX_DSBL_NATIVECCD) || m->opt.ccd_iterations > PXK_CCD_MAXIT)) {
+    return 1;
+  }
+#ifndef PXK_MESH_POLYGONS
+  if (t2 == PX_GEOM_MESH && (t1 == PX_GEOM_BOX || t1 == PX_GEOM_MESH) &&
+      !(m->opt.disableflags & PX_DSBL_MULTICCD)) {
+    return 1;
+  }
+#endif
+  return 0;
+}
+
+// the first static geom pair phalanx cannot collide as MuJoCo does, with the reason
 static int findMissing(const pxModel* m, int g1, int g2, int ipair, void* ctx) {
-  (void)ipair;
+  missingPair* mp = (missingPair*)ctx;
   int t1 = m->geom_type[g1], t2 = m->geom_type[g2];
   if (t1 > t2) {
     int t = t1;
     t1 = t2;
     t2 = t;
   }
-  if (!pxk_narrowExists(t1, t2) || pxk_narrowSupported(t1, t2)) return 0;
-  missingPair* mp = (missingPair*)ctx;
   mp->g1 = g1;
   mp->g2 = g2;
-  return 1;
+  if (!pxk_narrowExists(t1, t2)) return 0;
+  if (!pxk_narrowSupported(t1, t2)) {
+    mp->why = "collider";
+    return 1;
+  }
+  if (convexRoute(t1, t2) && (m->opt.disableflags & PX_DSBL_NATIVECCD)) {
+    mp->why = "collider with nativeccd disabled (MuJoCo's libccd path)";
+    return 1;
+  }
+  if (convexRoute(t1, t2) && m->opt.ccd_iterations > PXK_CCD_MAXIT) {
+    mp->why = "collider with ccd_iterations above 256";
+    return 1;
+  }
+#ifndef PXK_MESH_POLYGONS
+  double bound = pxk_colMargin(m, NULL, g1, g2, ipair) + pxk_colGap(m, NULL, g1, g2, ipair);
+  if (t2 == PX_GEOM_MESH && (t1 == PX_GEOM_BOX || t1 == PX_GEOM_MESH) && bound <= 0 &&
+      !(m->opt.disableflags & PX_DSBL_MULTICCD)) {
+    mp->why = "collider's polygon multi-contact (multiccd at zero margin needs mesh polygons)";
+    return 1;
+  }
+#endif
+  return 0;
 }
 
 pxtStatus px_collisionCheck(const pxModel* m, pxStatus* st) {
   if (m->opt.enableflags & PX_ENBL_SLEEP) {
     return PX_FAIL(st, PX_ERR_UNSUPPORTED, "collision: sleep (enableflags sleep) is not supported");
   }
+  if (m->nbody > 32767) {
+    return PX_FAIL(st, PX_ERR_UNSUPPORTED,
+                   "collision: %d bodies; the broad phase's body-pair signatures hold 32767",
+                   m->nbody);
+  }
+  // quick accept: every pair of the geom types that can collide has a routine (or none exists)
+  int present[PX_NGEOMTYPES] = {0};
+  for (int g = 0; g < m->ngeom; g++) {
+    int t = m->geom_type[g];
+    if (t >= 0 && t < PX_NGEOMTYPES && (m->geom_contype[g] || m->geom_conaffinity[g]))
+      present[t] = 1;
+  }
+  for (int p = 0; p < m->npair; p++) {
+    int t = m->geom_type[m->pair_geom1[p]], u = m->geom_type[m->pair_geom2[p]];
+    if (t >= 0 && t < PX_NGEOMTYPES) present[t] = 1;
+    if (u >= 0 && u < PX_NGEOMTYPES) present[u] = 1;
+  }
+  // (a pair of present types that findMissing could refuse sends the check to the pair walk)
+  int allKnown = 1;
+  for (int t1 = 0; t1 < PX_NGEOMTYPES; t1++) {
+    for (int t2 = t1; t2 < PX_NGEOMTYPES; t2++) {
+      if (present[t1] && present[t2] && pxk_narrowExists(t1, t2) &&
+          (!pxk_narrowSupported(t1, t2) || typesMayBeRefused(m, t1, t2))) {
+        allKnown = 0;
+      }
+    }
+  }
+  if (allKnown) return PX_OK;
   missingPair mp;
   if (staticPairs(m, findMissing, &mp)) {
     int t1 = m->geom_type[mp.g1], t2 = m->geom_type[mp.g2];
-    return PX_FAIL(st, PX_ERR_UNSUPPORTED,
-                   "collision: the %s-%s collider (geoms %d and %d) is not supported yet",
-                   geomTypeName(t1 < t2 ? t1 : t2), geomTypeName(t1 < t2 ? t2 : t1), mp.g1, mp.g2);
+    return PX_FAIL(
+        st, PX_ERR_UNSUPPORTED, "collision: the %s-%s %s (geoms %d and %d) is not supported yet",
+        geomTypeName(t1 < t2 ? t1 : t2), geomTypeName(t1 < t2 ? t2 : t1), mp.why, mp.g1, mp.g2);
   }
   return PX_OK;
 }
@@ -112,6 +217,71 @@ int px_narrowphase(const pxModel* m, pxData* d, int g1, int g2, double margin) {
     memcpy(frame, d->contact[i].frame, sizeof(frame));
     pxk_makeFrame(frame);
     memcpy(d->contact[i].frame, frame, sizeof(frame));
+  }
+  return n;
+}
+
+pxtStatus px_geomDistance(const pxModel* m, pxData* d, int geom1, int geom2, double distmax,
+                          double* fromto, double* dist, pxStatus* st) {
+  if (geom1 < 0 || geom2 < 0 || geom1 >= m->ngeom || geom2 >= m->ngeom) {
+    return PX_FAIL(st, PX_ERR_ARG, "geomDistance: geom ids must be in [0, %d), got %d and %d",
+                   m->ngeom, geom1, geom2);
+  }
+  int t1 = m->geom_type[geom1], t2 = m->geom_type[geom2];
+  if (t1 > t2) {
+    int t = t1;
+    t1 = t2;
+    t2 = t;
+  }
+  // the routes MuJoCo takes through code phalanx does not have
+  const char* why = NULL;
+  if (pxk_narrowExists(t1, t2) && t2 != PX_GEOM_SDF) {
+    if (!pxk_narrowSupported(t1, t2)) {
+      why = "collider";
+    } else if (convexRoute(t1, t2) && (m->opt.disableflags & PX_DSBL_NATIVECCD)) {
+      why = "collider with nativeccd disabled (MuJoCo's libccd path)";
+    } else if ((convexRoute(t1, t2) || (t1 == PX_GEOM_BOX && t2 == PX_GEOM_BOX)) &&
+               m->opt.ccd_iterations > PXK_CCD_MAXIT &&
+               !(m->opt.disableflags & PX_DSBL_NATIVECCD)) {
+      why = "distance with ccd_iterations above 256";
+    }
+  }
+  if (why) {
+    return PX_FAIL(st, PX_ERR_UNSUPPORTED,
+                   "geomDistance: the %s-%s %s (geoms %d and %d) is not supported yet",
+                   geomTypeName(t1), geomTypeName(t2), why, geom1, geom2);
+  }
+  double ft[6];
+  *dist = pxk_geomDistance(m, d, geom1, geom2, distmax, ft);
+  if (fromto) memcpy(fromto, ft, sizeof(ft));
+  return PX_OK;
+}
+
+void px_eig3(double eigval[3], double eigvec[9], double quat[4], const double mat[9]) {
+  pxk_eig3(eigval, eigvec, quat, mat);
+}
+
+double px_roundF32(double x) {
+  return pxk_roundF32(x);
+}
+
+int px_broadphase(const pxModel* m, pxData* d) {
+  if (m->nbody < 2) return 0;
+  return pxk_broadphase(m, d);
+}
+
+int px_bvh(const pxModel* m, pxData* d, int body, double* aabb, int* child, int* nodeid) {
+  int nmax = 0;
+  for (int b = 0; b < m->nbody; b++) nmax = m->body_geomnum[b] > nmax ? m->body_geomnum[b] : nmax;
+  if (m->body_geomnum[body] == 0) return 0;
+  pxk_bvhBuildAll(m, d, nmax);
+  int n = d->colscr_i[pxk_bvhIB(m, d) + 1 + body];
+  int ti = pxk_bvhTI(m, d), tb = 2 * m->ngeom, s = 2 * m->body_geomadr[body];
+  for (int i = 0; i < n; i++) {
+    for (int k = 0; k < 6; k++) aabb[6 * i + k] = d->colscr_r[10 * m->nbody + 6 * (s + i) + k];
+    child[2 * i] = d->colscr_i[ti + s + i];
+    child[2 * i + 1] = d->colscr_i[ti + tb + s + i];
+    nodeid[i] = d->colscr_i[ti + 2 * tb + s + i];
   }
   return n;
 }

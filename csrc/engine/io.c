@@ -162,6 +162,11 @@ pxWorlds* px_makeWorlds(const pxModel* m, int nworld, pxStatus* st) {
   PX_EFC_FIELDS(X)
 #undef X
   off += alignUp((size_t)nworld * PX_EFC_NCOUNT * sizeof(int));
+  int nbpmax = px_bodyPairCapacity(m);
+  size_t nscr_r = (size_t)nworld * (size_t)px_colScratchReals(m);
+  size_t nscr_i = (size_t)nworld * (size_t)px_colScratchInts(m, nbpmax);
+  off += alignUp(nscr_r * sizeof(pxtNum));
+  off += alignUp(nscr_i * sizeof(int));
   if (off > limit) {
     free(w);
     PX_FAIL(st, PX_ERR_NOMEM, "%d worlds need %zu bytes, more than the limit of %zu", nworld, off,
@@ -198,9 +203,14 @@ pxWorlds* px_makeWorlds(const pxModel* m, int nworld, pxStatus* st) {
   PX_EFC_FIELDS(X)
 #undef X
   w->efc_n = (int*)(void*)(buf + off);
+  off += alignUp((size_t)nworld * PX_EFC_NCOUNT * sizeof(int));
   w->nefcmax = nefcmax;
   w->efcdual = efcdual;
+  w->colscr_r = (pxtNum*)(void*)(buf + off);
+  off += alignUp(nscr_r * sizeof(pxtNum));
+  w->colscr_i = (int*)(void*)(buf + off);
   w->nconmax = nconmax;
+  w->nbpmax = nbpmax;
   for (int i = 0; i < nworld; i++) px_resetWorld(m, w, i);
   return w;
 }
@@ -230,6 +240,9 @@ void px_worldView(const pxWorlds* w, int world, pxData* d) {
   d->efc_n = w->efc_n + (size_t)world * PX_EFC_NCOUNT;
   d->nefcmax = w->nefcmax;
   d->efcdual = w->efcdual;
+  d->colscr_r = w->colscr_r + (size_t)world * (size_t)px_colScratchReals(m);
+  d->colscr_i = w->colscr_i + (size_t)world * (size_t)px_colScratchInts(m, w->nbpmax);
+  d->nbpmax = w->nbpmax;
 }
 
 void px_resetWorld(const pxModel* m, pxWorlds* w, int world) {

@@ -117,11 +117,16 @@ static inline float px_bitsMakeFlt(uint32_t u) {
 #define PXK_CON(i) (d->contact[i])
 #define PXK_NCON (d->ncon[0])
 #define PXK_NCONMAX (d->nconmax)
+// this world's collision scratch (csrc/kern/collide_broad.h): reals, ints, body-pair capacity
+#define PXK_SCR_R(i) (d->colscr_r[i])
+#define PXK_SCR_I(i) (d->colscr_i[i])
+#define PXK_NBPMAX (d->nbpmax)
 
 // this world's constraint rows and solver scratch (PX_EFC_FIELDS), their counts (efc_n) and
 // row capacity (csrc/kern/constraint.h, csrc/kern/solver.h)
 #define PXK_E(field, i) (d->field[i])
 #define PXK_EN(k) (d->efc_n[k])
 #define PXK_NEFCMAX (d->nefcmax)
+#define PXK_NEFCDUAL (d->efcdual)
 
 #endif  // PX_KERN_PRELUDE_C_H_

@@ -521,11 +521,6 @@ def test_refused_flags():
     with pytest.raises(NotImplementedError, match="make a new Data"):
         phalanx.forward(ours, d)
     phalanx.forward(ours, phalanx.Data(ours))
-    xml = CONTACTS.replace('<geom type="box" size="0.1 0.1 0.1" condim="3"',
-                           '<geom type="ellipsoid" size="0.1 0.1 0.1" condim="3"')
-    ours = phalanx.Model.from_xml_string(xml)
-    with pytest.raises(NotImplementedError, match="collider"):
-        phalanx.forward(ours, phalanx.Data(ours))
 
 
 def test_contact_rows():
