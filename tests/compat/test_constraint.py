@@ -18,8 +18,9 @@ flag disabled (one monolithic solve). Corpus models run with contacts where phal
 colliders they need, else with contacts disabled by flag; the small models below cover every row
 kind (contacts: frictionless, pyramidal and elliptic condim 3, 4, 6).
 
-`make test` runs the small models and a few corpus models; `--full` adds every corpus model
-phalanx can compile and step with contacts disabled, reporting why the others are skipped.
+`make test` runs the small models (every row kind, solver and island setting; the other
+integrators and option combinations under `--full`) and a few corpus models; `--full` adds every
+corpus model phalanx can compile and step, reporting why the others are skipped.
 """
 
 import glob
@@ -418,7 +419,9 @@ def with_solver(name, solver):
 @pytest.mark.parametrize("solver", ["NEWTON", "CG", "PGS"])
 @pytest.mark.parametrize("island", [True, False], ids=["islands", "monolithic"])
 @pytest.mark.parametrize("name", sorted(SMALL))
-def test_small_rows(name, island, solver, diagexact):
+def test_small_rows(name, island, solver, diagexact, full):
+    if diagexact and solver != "NEWTON" and not full:
+        pytest.skip("--full")
     code = with_solver(name, solver)
     ours, ref = load_small(SMALL[name], island)
     ours.opt.solver = ref.opt.solver = code
@@ -432,7 +435,9 @@ def test_small_rows(name, island, solver, diagexact):
 @pytest.mark.parametrize("solver", ["CG", "PGS"])
 @pytest.mark.parametrize("island", [True, False], ids=["islands", "monolithic"])
 @pytest.mark.parametrize("name", sorted(SMALL))
-def test_small_trajectory_solvers(name, island, solver):
+def test_small_trajectory_solvers(name, island, solver, full):
+    if not island and not full:
+        pytest.skip("--full")
     code = with_solver(name, solver)
     ours, ref = load_small(SMALL[name], island)
     ours.opt.solver = ref.opt.solver = code
@@ -442,8 +447,10 @@ def test_small_trajectory_solvers(name, island, solver):
 @pytest.mark.parametrize("solver", ["NEWTON", "CG", "PGS"])
 @pytest.mark.parametrize("island", [True, False], ids=["islands", "monolithic"])
 @pytest.mark.parametrize("name", ["contacts", "elliptic", "friction"])
-def test_noslip(name, island, solver):
+def test_noslip(name, island, solver, full):
     """The noslip solver after each main solver (frictionless, pyramidal and elliptic)."""
+    if not full and (not island or solver == "CG"):
+        pytest.skip("--full")
     ours, ref = load_small(SMALL[name], island)
     ours.opt.solver = ref.opt.solver = int(getattr(mujoco.mjtSolver, "mjSOL_" + solver))
     ours.opt.noslip_iterations = ref.opt.noslip_iterations = 5
@@ -453,8 +460,10 @@ def test_noslip(name, island, solver):
 
 @pytest.mark.parametrize("island", [True, False], ids=["islands", "monolithic"])
 @pytest.mark.parametrize("name", sorted(SMALL))
-@pytest.mark.parametrize("integrator", ["EULER", "IMPLICITFAST", "RK4"])
-def test_small_trajectory(name, integrator, island):
+@pytest.mark.parametrize("integrator", ["EULER", "IMPLICIT", "IMPLICITFAST", "RK4"])
+def test_small_trajectory(name, integrator, island, full):
+    if integrator != "EULER" and not full and (name != "contacts" or not island):
+        pytest.skip("--full")
     ours, ref = load_small(SMALL[name], island)
     code = int(getattr(mujoco.mjtIntegrator, "mjINT_" + integrator))
     ours.opt.integrator = ref.opt.integrator = code
