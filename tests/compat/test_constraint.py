@@ -326,7 +326,8 @@ def check_contacts(do, dr, what):
                 and row_err(a.pos, b.pos) <= ROW_TOL and row_err(a.frame, b.frame) <= ROW_TOL
                 and row_err([a.dist], [b.dist]) <= ROW_TOL)
         if not same:
-            raise CollisionDiffers(f"{what}: contact {i} (geoms {[int(g) for g in b.geom]}) differs")
+            geoms = [int(g) for g in b.geom]
+            raise CollisionDiffers(f"{what}: contact {i} (geoms {geoms}) differs")
 
 
 def compare_forward(ours, ref, do, dr, what):
@@ -546,8 +547,8 @@ def test_contact_rows():
 
 # trajectories that leave MuJoCo's for a reason outside the constraint stage
 KNOWN = {
-    "gymnasium/point.xml": "sphere-plane contact at dist 0: MuJoCo's collider gives -5.6e-17 in "
-                           "an RK4 stage, phalanx's 0 (excluded by the gap), step 199",
+    "gymnasium/point.xml": "sphere-plane contact at dist 0: MuJoCo's collider gives -5.6e-17 "
+                           "in an RK4 stage, phalanx's 0 (excluded by the gap), step 199",
 }
 
 

@@ -157,11 +157,18 @@ def test_lengthrange_simulation(extra):
 
 
 def test_lengthrange_needs_constraints():
-    # the same muscle with the shoulder limited: MuJoCo simulates with the limit active
+    # the same muscle with the shoulder limited: MuJoCo simulates with the limit active, and so
+    # does phalanx (the CPU constraint stage); where the simulation needs what phalanx refuses
+    # (the sparse Jacobian here), the range is left NaN and the muscle refused
     xml = (LR_XML % "").replace('axis="0 1 0" damping', 'axis="0 1 0" range="-30 30" damping')
-    mujoco.MjModel.from_xml_string(xml)
+    ref = mujoco.MjModel.from_xml_string(xml)
     ours = phalanx.Model.from_xml_string(xml)
+    np.testing.assert_allclose(ours.actuator_lengthrange, ref.actuator_lengthrange, rtol=1e-9)
+    phalanx.forward(ours, phalanx.Data(ours))
+    sparse = xml.replace("<mujoco>", '<mujoco><option jacobian="sparse"/>', 1)
+    ours = phalanx.Model.from_xml_string(sparse)
     assert np.isnan(ours.actuator_lengthrange[0]).all()  # not computed
+    ours.opt.jacobian = 0
     with pytest.raises(NotImplementedError, match="lengthrange"):
         phalanx.forward(ours, phalanx.Data(ours))
 
