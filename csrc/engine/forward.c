@@ -120,7 +120,9 @@ static pxtStatus constraintCheck(const pxModel* m, pxStatus* st) {
   if (m->opt.solver != PX_SOL_NEWTON && m->opt.solver != PX_SOL_CG && m->opt.solver != PX_SOL_PGS) {
     return PX_FAIL(st, PX_ERR_ARG, "forward: invalid constraint solver %d", m->opt.solver);
   }
-  if (m->opt.jacobian == PX_JAC_SPARSE || (m->opt.jacobian == PX_JAC_AUTO && m->nv >= 60)) {
+  // (without dofs no row has an entry: both layouts are empty)
+  if (m->nv > 0 &&
+      (m->opt.jacobian == PX_JAC_SPARSE || (m->opt.jacobian == PX_JAC_AUTO && m->nv >= 60))) {
     return PX_FAIL(st, PX_ERR_UNSUPPORTED,
                    "forward: the sparse constraint Jacobian (jacobian sparse, or auto with nv >= "
                    "60; nv = %d) is not supported yet (jacobian dense)",
