@@ -343,6 +343,19 @@ VARIANTS = {
 }
 
 
+def static_off(mm, g1, g2):
+    """1 when MuJoCo's static filters drop the geom pair whatever the state"""
+    if (mm.geom_contype[g1] & mm.geom_conaffinity[g2]) == 0 and \
+            (mm.geom_contype[g2] & mm.geom_conaffinity[g1]) == 0:
+        return True
+    w1, w2 = mm.body_weldid[mm.geom_bodyid[g1]], mm.body_weldid[mm.geom_bodyid[g2]]
+    if w1 == w2 or (mm.body_dofnum[w1] == 0 and mm.body_dofnum[w2] == 0):
+        return True
+    p1, p2 = mm.body_weldid[mm.body_parentid[w1]], mm.body_weldid[mm.body_parentid[w2]]
+    filterparent = not mm.opt.disableflags & mujoco.mjtDisableBit.mjDSBL_FILTERPARENT
+    return bool(filterparent and w1 and w2 and (w1 == p2 or w2 == p1))
+
+
 def drops(pm, pd, mm, md):
     """geom pairs the narrow phase reports but MuJoCo does not: (dropped by the broad phase,
     dropped by the midphase although the broad phase kept the body pair)"""
@@ -353,7 +366,7 @@ def drops(pm, pd, mm, md):
     for g1 in range(mm.ngeom):
         for g2 in range(g1 + 1, mm.ngeom):
             b1, b2 = int(mm.geom_bodyid[g1]), int(mm.geom_bodyid[g2])
-            if b1 == b2 or (g1, g2) in got or mm.geom_contype[g1] & mm.geom_conaffinity[g2] == 0:
+            if b1 == b2 or (g1, g2) in got or static_off(mm, g1, g2):
                 continue
             margin = mm.opt.o_margin if override else mm.geom_margin[g1] + mm.geom_margin[g2]
             if narrow_count(pm, pd, g1, g2, margin + mm.geom_gap[g1] + mm.geom_gap[g2]) == 0:
