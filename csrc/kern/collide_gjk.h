@@ -12,10 +12,13 @@
 //    counters); faces and vertices are referred to by index instead of by pointer;
 //  - the recursive horizon search runs on an explicit stack in the same depth-first order.
 // The polytope holds at most PXK_CCD_MAXIT iterations (MuJoCo sizes it from opt.ccd_iterations);
-// a model asking for more runs at most PXK_CCD_MAXIT EPA iterations.
-// Not here: MuJoCo's polygon-clipping multi-contact (multicontact, used for box-mesh and
-// mesh-mesh pairs without margin under multiccd), which needs the mesh polygon arrays
-// (mesh_polynum, mesh_polymap, ...) that the model does not carry yet.
+// a model asking for more runs at most PXK_CCD_MAXIT EPA iterations. Everything lives in locals
+// of pxk_ccd (about 140 KB at PXK_CCD_MAXIT = 256, fine on a CPU stack; a GPU build wants a
+// per-world scratch buffer or a smaller PXK_CCD_MAXIT instead).
+// MuJoCo's polygon-clipping multi-contact (multicontact, used for box-mesh and mesh-mesh pairs
+// without margin under multiccd) needs the mesh polygon arrays (mesh_polynum, mesh_polymap, ...)
+// that the model does not carry yet: it is compiled only with PXK_MESH_POLYGONS defined, and
+// without it those pairs return EPA's single contact.
 #ifndef PX_KERN_COLLIDE_GJK_H_
 #define PX_KERN_COLLIDE_GJK_H_
 
@@ -31,7 +34,9 @@
 #define PXK_CCD_MAXVAL2 PX_R(1E+20)  // mjMAXVAL^2
 
 // capacity of one run
-#define PXK_CCD_MAXIT 64                // iterations the polytope has room for
+#ifndef PXK_CCD_MAXIT
+#define PXK_CCD_MAXIT 256  // iterations the polytope has room for (opt.ccd_iterations up to)
+#endif
 #define PXK_CCD_NV (5 + PXK_CCD_MAXIT)  // polytope vertices
 #define PXK_CCD_NF (6 * PXK_CCD_MAXIT)  // polytope faces
 #define PXK_CCD_NH 24                   // horizon edges (MuJoCo's fixed 24)
@@ -159,6 +164,12 @@ PX_FN void pxk_ccdLinSimp(PX_OUT(PX_REAL, res, 3), PX_IN(PX_REAL, lambda, 4), in
       res[k] = PX_ZERO;
     }
   }
+}
+
+// a . (first 3 entries of vertex v)
+PX_FN PX_REAL pxk_ccdDotV(PX_IN(PX_REAL, a, 3), PX_IN(PX_REAL, v, 9)) {
+  PXR r = a[0] * v[0] + a[1] * v[1] + a[2] * v[2];
+  return r;
 }
 
 // ------------------------------------ support of the difference --------------------------------
@@ -631,7 +642,7 @@ PX_FN int pxk_ccdGjkIntersect(PX_MDC PX_INOUT(PX_REAL, sr, PXK_SR), PX_INOUT(int
     simpi[2 * s[index] + 1] = vi[1];
 
     // origin outside the Minkowski difference
-    PXR nd = pxk_dot3(dir, v);
+    PXR nd = pxk_ccdDotV(dir, v);
     if (nd < PX_R(0.0)) {
       si[PXK_SI_NSIMP] = 0;
       si[PXK_SI_GJKIT] = k;
@@ -708,7 +719,7 @@ PX_FN void pxk_ccdGjk(PX_MDC PX_INOUT(PX_REAL, sr, PXK_SR), PX_INOUT(int, si, PX
 
     // separating plane found
     if (getdist == 0) {
-      PXR xs = pxk_dot3(xk, v);
+      PXR xs = pxk_ccdDotV(xk, v);
       if (xs > PX_R(0.0)) {
         si[PXK_SI_SEP] = 1;
         si[PXK_SI_GJKIT] = k;
@@ -718,7 +729,7 @@ PX_FN void pxk_ccdGjk(PX_MDC PX_INOUT(PX_REAL, sr, PXK_SR), PX_INOUT(int, si, PX
         return;
       }
     } else if (sr[PXK_SR_CUTOFF] < PXK_CCD_MAXLIMIT) {
-      PXR vs = pxk_dot3(xk, v);
+      PXR vs = pxk_ccdDotV(xk, v);
       PXR vs2 = vs * vs;
       PXR xn2 = xnorm * xnorm;
       PXR lim = cutoff2 * xn2;
@@ -794,7 +805,7 @@ PX_FN void pxk_ccdGjk(PX_MDC PX_INOUT(PX_REAL, sr, PXK_SR), PX_INOUT(int, si, PX
 
   // final separation check
   pxk_ccdGjkSupport(PX_MDARGC v, vi, obj1, oi1, obj2, oi2, xk, xnorm);
-  PXR xv = pxk_dot3(xk, v);
+  PXR xv = pxk_ccdDotV(xk, v);
   if (xv > PX_R(0.0)) si[PXK_SI_SEP] = 1;
   if (n == 4 && si[PXK_SI_SEP] == 0) xnorm = PX_ZERO;
   si[PXK_SI_NX] = 1;
@@ -882,11 +893,11 @@ PX_FN PX_REAL pxk_ccdAttachFace(PX_INOUT(PX_REAL, ptr, PXK_PR), PX_INOUT(int, pt
   if (pxk_ccdProjPlane(fv, p3, p2, p1) != 0) return PX_ZERO;
 
   // projection points out of the polytope
-  PXR out[3];
+  PXR outw[3];
   for (int k = 0; k < 3; k++) {
-    out[k] = p1[k] - ptr[PXK_PR_CEN + k];
+    outw[k] = p1[k] - ptr[PXK_PR_CEN + k];
   }
-  PXR od = pxk_dot3(fv, out);
+  PXR od = pxk_dot3(fv, outw);
   if (od < PX_R(0.0)) {
     for (int k = 0; k < 3; k++) {
       fv[k] = PX_R(-1.0) * fv[k];
@@ -1528,6 +1539,937 @@ PX_FN int pxk_ccdEpa(PX_MDC PX_INOUT(PX_REAL, ptr, PXK_PR), PX_INOUT(int, pti, P
   return face;
 }
 
+// ------------------------------------ polygon multi-contact -------------------------------------
+// MuJoCo's multicontact (engine_collision_gjk.c): from the EPA face, find a pair of facing
+// polygons (or an edge against a polygon) of two boxes/meshes and clip one against the other.
+// Needs the mesh polygon arrays (mesh_polynum, mesh_polyadr, mesh_polynormal, mesh_polyvertadr,
+// mesh_polyvertnum, mesh_polyvert, mesh_polymapadr, mesh_polymapnum, mesh_polymap): compiled only
+// with PXK_MESH_POLYGONS defined (the model does not carry them yet).
+#ifdef PXK_MESH_POLYGONS
+
+// capacities: polygons/edges met at a mesh vertex (MuJoCo's nmeshdegmax) and vertices of a
+// polygon (npolygonmax); MuJoCo's cone test mesh reaches 500 of both
+#ifndef PXK_MCC_DEG
+#define PXK_MCC_DEG 512
+#endif
+#ifndef PXK_MCC_POLY
+#define PXK_MCC_POLY 512
+#endif
+#define PXK_FACE_TOL PX_R(0.996)
+#define PXK_EDGE_TOL PX_R(0.0888)
+
+// res = mat * (l1, l2, l3), plus the object's position when withpos (globalcoord)
+PX_FN void pxk_mccGlobal(PX_OUT(PX_REAL, res, 3), PX_IN(PX_REAL, obj, PXK_OBJR), PX_REAL l1,
+                         PX_REAL l2, PX_REAL l3, int withpos) {
+  for (int k = 0; k < 3; k++) {
+    int r = PXK_OBJ_MAT + 3 * k;
+    res[k] = obj[r] * l1 + obj[r + 1] * l2 + obj[r + 2] * l3;
+  }
+  if (withpos != 0) {
+    for (int k = 0; k < 3; k++) {
+      res[k] = res[k] + obj[PXK_OBJ_POS + k];
+    }
+  }
+}
+
+// number of features of a face's vertices on one geom (simplexDim); merges repeated vertices
+PX_FN int pxk_mccSimplexDim(PX_INOUT(int, vi, 3), PX_INOUT(PX_REAL, v, 9)) {
+  if (vi[0] == vi[1]) {
+    if (vi[0] == vi[2]) return 1;
+    vi[1] = vi[2];
+    v[3] = v[6];
+    v[4] = v[7];
+    v[5] = v[8];
+    return 2;
+  }
+  return (vi[2] == vi[0] || vi[2] == vi[1]) ? 2 : 3;
+}
+
+// up to 2 common entries of mesh_polymap ranges [a1, a1 + n1) and [a2, a2 + n2) (intersect)
+PX_FN int pxk_mccIntersect(PX_MDC PX_OUT(int, res, 2), int a1, int n1, int a2, int n2) {
+  int count = 0;
+  res[0] = -1;
+  res[1] = -1;
+  for (int i = 0; i < n1; i++) {
+    for (int j = 0; j < n2; j++) {
+      if (count < 2 && M(mesh_polymap, a1 + i) == M(mesh_polymap, a2 + j)) {
+        res[count] = M(mesh_polymap, a1 + i);
+        count++;
+      }
+    }
+  }
+  return count;
+}
+
+// world normal of local polygon p of the object's mesh into slot s of res
+PX_FN void pxk_mccPolyNormal(PX_MDC PX_INOUT(PX_REAL, res, 3 * PXK_MCC_DEG), int s,
+                             PX_IN(PX_REAL, obj, PXK_OBJR), PX_IN(int, obji, PXK_OBJI), int p) {
+  int a = 3 * (M(mesh_polyadr, obji[PXK_OBJ_DATAID]) + p);
+  PXR g[3];
+  pxk_mccGlobal(g, obj, M(mesh_polynormal, a), M(mesh_polynormal, a + 1), M(mesh_polynormal, a + 2),
+                0);
+  res[3 * s] = g[0];
+  res[3 * s + 1] = g[1];
+  res[3 * s + 2] = g[2];
+}
+
+// candidate polygon normals of a mesh from up to 3 of its vertices (meshNormals)
+PX_FN int pxk_mccMeshNormals(PX_MDC PX_OUT(PX_REAL, res, 3 * PXK_MCC_DEG),
+                             PX_OUT(int, resind, PXK_MCC_DEG), int dim,
+                             PX_IN(PX_REAL, obj, PXK_OBJR), PX_IN(int, obji, PXK_OBJI),
+                             PX_IN(int, vi, 3)) {
+  int va = obji[PXK_OBJ_VERTADR];
+  int edgeset[2];
+  int faceset[2];
+  if (dim == 3) {
+    int n = pxk_mccIntersect(PX_MDARGC edgeset, M(mesh_polymapadr, va + vi[0]),
+                             M(mesh_polymapnum, va + vi[0]), M(mesh_polymapadr, va + vi[1]),
+                             M(mesh_polymapnum, va + vi[1]));
+    if (n == 0) return 0;
+    // the second intersection runs over edgeset itself
+    int count = 0;
+    int a3 = M(mesh_polymapadr, va + vi[2]);
+    int n3 = M(mesh_polymapnum, va + vi[2]);
+    faceset[0] = -1;
+    faceset[1] = -1;
+    for (int i = 0; i < n; i++) {
+      for (int j = 0; j < n3; j++) {
+        if (count < 2 && edgeset[i] == M(mesh_polymap, a3 + j)) {
+          faceset[count] = edgeset[i];
+          count++;
+        }
+      }
+    }
+    if (count == 0) return 0;
+    pxk_mccPolyNormal(PX_MDARGC res, 0, obj, obji, faceset[0]);
+    resind[0] = faceset[0];
+    return 1;
+  }
+  if (dim == 2) {
+    int n = pxk_mccIntersect(PX_MDARGC edgeset, M(mesh_polymapadr, va + vi[0]),
+                             M(mesh_polymapnum, va + vi[0]), M(mesh_polymapadr, va + vi[1]),
+                             M(mesh_polymapnum, va + vi[1]));
+    for (int i = 0; i < n; i++) {
+      pxk_mccPolyNormal(PX_MDARGC res, i, obj, obji, edgeset[i]);
+      resind[i] = edgeset[i];
+    }
+    return n;
+  }
+  if (dim == 1) {
+    int a1 = M(mesh_polymapadr, va + vi[0]);
+    int n1 = M(mesh_polymapnum, va + vi[0]);
+    if (n1 > PXK_MCC_DEG) n1 = PXK_MCC_DEG;
+    for (int i = 0; i < n1; i++) {
+      int p = M(mesh_polymap, a1 + i);
+      pxk_mccPolyNormal(PX_MDARGC res, i, obj, obji, p);
+      resind[i] = p;
+    }
+    return n1;
+  }
+  return 0;
+}
+
+// normalized directions of the mesh edges that leave a vertex (meshEdgeNormals), their far ends
+PX_FN int pxk_mccMeshEdgeNormals(PX_MDC PX_OUT(PX_REAL, res, 3 * PXK_MCC_DEG),
+                                 PX_OUT(PX_REAL, endverts, 3 * PXK_MCC_DEG), int dim,
+                                 PX_IN(PX_REAL, obj, PXK_OBJR), PX_IN(int, obji, PXK_OBJI),
+                                 PX_IN(PX_REAL, v, 9), int v1i) {
+  PXR e[3];
+  if (dim == 2) {
+    for (int k = 0; k < 3; k++) {
+      endverts[k] = v[3 + k];
+      e[k] = v[3 + k] - v[k];
+    }
+    pxk_normalize3(e);
+    res[0] = e[0];
+    res[1] = e[1];
+    res[2] = e[2];
+    return 1;
+  }
+  if (dim == 1) {
+    int va = obji[PXK_OBJ_VERTADR];
+    int pa = M(mesh_polyadr, obji[PXK_OBJ_DATAID]);
+    int a1 = M(mesh_polymapadr, va + v1i);
+    int n1 = M(mesh_polymapnum, va + v1i);
+    if (n1 > PXK_MCC_DEG) n1 = PXK_MCC_DEG;
+    for (int i = 0; i < n1; i++) {
+      int idx = M(mesh_polymap, a1 + i);
+      int adr = M(mesh_polyvertadr, pa + idx);
+      int nvert = M(mesh_polyvertnum, pa + idx);
+      for (int j = 0; j < nvert; j++) {
+        if (M(mesh_polyvert, adr + j) == v1i) {
+          int k = (j == 0) ? nvert - 1 : j - 1;
+          int vk = va + M(mesh_polyvert, adr + k);
+          PXR g[3];
+          pxk_mccGlobal(g, obj, PX_TOREAL(M(mesh_vert, 3 * vk)),
+                        PX_TOREAL(M(mesh_vert, 3 * vk + 1)), PX_TOREAL(M(mesh_vert, 3 * vk + 2)),
+                        1);
+          for (int t = 0; t < 3; t++) {
+            endverts[3 * i + t] = g[t];
+            e[t] = g[t] - v[t];
+          }
+          pxk_normalize3(e);
+          res[3 * i] = e[0];
+          res[3 * i + 1] = e[1];
+          res[3 * i + 2] = e[2];
+          break;
+        }
+      }
+    }
+    return n1;
+  }
+  return 0;
+}
+
+// a box face whose normal is within the face tolerance of direction n (boxNormals2)
+PX_FN int pxk_mccBoxNormals2(PX_INOUT(PX_REAL, res, 3 * PXK_MCC_DEG),
+                             PX_INOUT(int, resind, PXK_MCC_DEG), PX_IN(PX_REAL, obj, PXK_OBJR),
+                             PX_IN(PX_REAL, n, 3)) {
+  PXR ln[3];
+  pxk_ccdToLocal(ln, obj, n);
+  PXR l2 = pxk_dot3(ln, ln);
+  PXR s = PX_R(1.0) / PX_SQRT(l2);
+  for (int k = 0; k < 3; k++) {
+    ln[k] = s * ln[k];
+  }
+  for (int i = 0; i < 6; i++) {
+    PXR f[3];
+    f[0] = PX_R(0.0);
+    f[1] = PX_R(0.0);
+    f[2] = PX_R(0.0);
+    f[i / 2] = (i % 2 == 0) ? PX_R(1.0) : PX_R(-1.0);
+    PXR dd = pxk_dot3(ln, f);
+    if (dd > PXK_FACE_TOL) {
+      PXR g[3];
+      pxk_mccGlobal(g, obj, f[0], f[1], f[2], 0);
+      res[0] = g[0];
+      res[1] = g[1];
+      res[2] = g[2];
+      resind[0] = i;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+// -1, 0 or 1: whether all listed corners have bit b clear, mixed, or all set
+PX_FN int pxk_mccBits(int b, int v1, int v2, int v3) {
+  int all = ((v1 & b) != 0 && (v2 & b) != 0 && (v3 & b) != 0) ? 1 : 0;
+  int none = ((v1 & b) == 0 && (v2 & b) == 0 && (v3 & b) == 0) ? 1 : 0;
+  return all - none;
+}
+
+// candidate face normals of a box from up to 3 of its corners (boxNormals)
+PX_FN int pxk_mccBoxNormals(PX_OUT(PX_REAL, res, 3 * PXK_MCC_DEG), PX_OUT(int, resind, PXK_MCC_DEG),
+                            int dim, PX_IN(PX_REAL, obj, PXK_OBJR), PX_IN(int, vi, 3),
+                            PX_IN(PX_REAL, dir, 3)) {
+  PXR g[3];
+  if (dim == 3) {
+    int c = 0;
+    int x = pxk_mccBits(1, vi[0], vi[1], vi[2]);
+    int y = pxk_mccBits(2, vi[0], vi[1], vi[2]);
+    int z = pxk_mccBits(4, vi[0], vi[1], vi[2]);
+    pxk_mccGlobal(g, obj, PX_TOREAL(x), PX_TOREAL(y), PX_TOREAL(z), 0);
+    res[0] = g[0];
+    res[1] = g[1];
+    res[2] = g[2];
+    int sgn = x + y + z;
+    if (x != 0) {
+      resind[c] = 0;
+      c++;
+    }
+    if (y != 0) {
+      resind[c] = 2;
+      c++;
+    }
+    if (z != 0) {
+      resind[c] = 4;
+      c++;
+    }
+    if (sgn == -1) resind[0] = resind[0] + 1;
+    if (c == 1) return 1;
+    return pxk_mccBoxNormals2(res, resind, obj, dir);
+  }
+  if (dim == 2) {
+    int c = 0;
+    int x = pxk_mccBits(1, vi[0], vi[1], vi[1]);
+    int y = pxk_mccBits(2, vi[0], vi[1], vi[1]);
+    int z = pxk_mccBits(4, vi[0], vi[1], vi[1]);
+    if (x != 0) {
+      pxk_mccGlobal(g, obj, PX_TOREAL(x), PX_ZERO, PX_ZERO, 0);
+      res[0] = g[0];
+      res[1] = g[1];
+      res[2] = g[2];
+      resind[c] = (x > 0) ? 0 : 1;
+      c++;
+    }
+    if (y != 0) {
+      pxk_mccGlobal(g, obj, PX_ZERO, PX_TOREAL(y), PX_ZERO, 0);
+      res[3 * c] = g[0];
+      res[3 * c + 1] = g[1];
+      res[3 * c + 2] = g[2];
+      resind[c] = (y > 0) ? 2 : 3;
+      c++;
+    }
+    if (z != 0) {
+      // MuJoCo writes this one to the second slot whatever c is
+      pxk_mccGlobal(g, obj, PX_ZERO, PX_ZERO, PX_TOREAL(z), 0);
+      res[3] = g[0];
+      res[4] = g[1];
+      res[5] = g[2];
+      resind[c] = (z > 0) ? 4 : 5;
+      c++;
+    }
+    if (c == 2) return 2;
+    return pxk_mccBoxNormals2(res, resind, obj, dir);
+  }
+  if (dim == 1) {
+    PXR x = ((vi[0] & 1) != 0) ? PX_R(1.0) : PX_R(-1.0);
+    PXR y = ((vi[0] & 2) != 0) ? PX_R(1.0) : PX_R(-1.0);
+    PXR z = ((vi[0] & 4) != 0) ? PX_R(1.0) : PX_R(-1.0);
+    pxk_mccGlobal(g, obj, x, PX_ZERO, PX_ZERO, 0);
+    res[0] = g[0];
+    res[1] = g[1];
+    res[2] = g[2];
+    pxk_mccGlobal(g, obj, PX_ZERO, y, PX_ZERO, 0);
+    res[3] = g[0];
+    res[4] = g[1];
+    res[5] = g[2];
+    pxk_mccGlobal(g, obj, PX_ZERO, PX_ZERO, z, 0);
+    res[6] = g[0];
+    res[7] = g[1];
+    res[8] = g[2];
+    resind[0] = (x > PX_R(0.0)) ? 0 : 1;
+    resind[1] = (y > PX_R(0.0)) ? 2 : 3;
+    resind[2] = (z > PX_R(0.0)) ? 4 : 5;
+    return 3;
+  }
+  return 0;
+}
+
+// normalized directions of the box edges that leave a corner (boxEdgeNormals), their far ends
+PX_FN int pxk_mccBoxEdgeNormals(PX_OUT(PX_REAL, res, 3 * PXK_MCC_DEG),
+                                PX_OUT(PX_REAL, endverts, 3 * PXK_MCC_DEG), int dim,
+                                PX_IN(PX_REAL, obj, PXK_OBJR), PX_IN(PX_REAL, v, 9), int v1i) {
+  PXR e[3];
+  PXR g[3];
+  if (dim == 2) {
+    for (int k = 0; k < 3; k++) {
+      endverts[k] = v[3 + k];
+      e[k] = v[3 + k] - v[k];
+    }
+    pxk_normalize3(e);
+    res[0] = e[0];
+    res[1] = e[1];
+    res[2] = e[2];
+    return 1;
+  }
+  if (dim == 1) {
+    PXR x = obj[PXK_OBJ_SIZE];
+    PXR y = obj[PXK_OBJ_SIZE + 1];
+    PXR z = obj[PXK_OBJ_SIZE + 2];
+    if ((v1i & 1) == 0) x = -obj[PXK_OBJ_SIZE];
+    if ((v1i & 2) == 0) y = -obj[PXK_OBJ_SIZE + 1];
+    if ((v1i & 4) == 0) z = -obj[PXK_OBJ_SIZE + 2];
+    PXR nx = -x;
+    PXR ny = -y;
+    PXR nz = -z;
+    for (int i = 0; i < 3; i++) {
+      if (i == 0) pxk_mccGlobal(g, obj, nx, y, z, 1);
+      if (i == 1) pxk_mccGlobal(g, obj, x, ny, z, 1);
+      if (i == 2) pxk_mccGlobal(g, obj, x, y, nz, 1);
+      for (int k = 0; k < 3; k++) {
+        endverts[3 * i + k] = g[k];
+        e[k] = g[k] - v[k];
+      }
+      pxk_normalize3(e);
+      res[3 * i] = e[0];
+      res[3 * i + 1] = e[1];
+      res[3 * i + 2] = e[2];
+    }
+    return 3;
+  }
+  return 0;
+}
+
+// the 4 corners of box face idx in the world frame (boxFace)
+PX_FN int pxk_mccBoxFace(PX_OUT(PX_REAL, res, 3 * PXK_MCC_POLY), PX_IN(PX_REAL, obj, PXK_OBJR),
+                         int idx) {
+  // corner signs per face, in MuJoCo's order
+  int sx[4];
+  int sy[4];
+  int sz[4];
+  for (int j = 0; j < 4; j++) {
+    sx[j] = 1;
+    sy[j] = 1;
+    sz[j] = 1;
+  }
+  if (idx == 0) {
+    sz[1] = -1;
+    sy[2] = -1;
+    sz[2] = -1;
+    sy[3] = -1;
+  } else if (idx == 1) {
+    sx[0] = -1;
+    sz[0] = -1;
+    sx[1] = -1;
+    sx[2] = -1;
+    sy[2] = -1;
+    sx[3] = -1;
+    sy[3] = -1;
+    sz[3] = -1;
+  } else if (idx == 2) {
+    sx[0] = -1;
+    sz[0] = -1;
+    sz[1] = -1;
+    sx[3] = -1;
+  } else if (idx == 3) {
+    sx[0] = -1;
+    sy[0] = -1;
+    sy[1] = -1;
+    sy[2] = -1;
+    sz[2] = -1;
+    sx[3] = -1;
+    sy[3] = -1;
+    sz[3] = -1;
+  } else if (idx == 4) {
+    sx[0] = -1;
+    sy[2] = -1;
+    sx[3] = -1;
+    sy[3] = -1;
+  } else if (idx == 5) {
+    sz[0] = -1;
+    sx[1] = -1;
+    sz[1] = -1;
+    sx[2] = -1;
+    sy[2] = -1;
+    sz[2] = -1;
+    sy[3] = -1;
+    sz[3] = -1;
+  } else {
+    return 0;
+  }
+  PXR g[3];
+  for (int j = 0; j < 4; j++) {
+    PXR x = obj[PXK_OBJ_SIZE];
+    PXR y = obj[PXK_OBJ_SIZE + 1];
+    PXR z = obj[PXK_OBJ_SIZE + 2];
+    if (sx[j] < 0) x = -obj[PXK_OBJ_SIZE];
+    if (sy[j] < 0) y = -obj[PXK_OBJ_SIZE + 1];
+    if (sz[j] < 0) z = -obj[PXK_OBJ_SIZE + 2];
+    pxk_mccGlobal(g, obj, x, y, z, 1);
+    res[3 * j] = g[0];
+    res[3 * j + 1] = g[1];
+    res[3 * j + 2] = g[2];
+  }
+  return 4;
+}
+
+// the vertices of local polygon idx of the object's mesh, reversed, in the world frame (meshFace)
+PX_FN int pxk_mccMeshFace(PX_MDC PX_OUT(PX_REAL, res, 3 * PXK_MCC_POLY),
+                          PX_IN(PX_REAL, obj, PXK_OBJR), PX_IN(int, obji, PXK_OBJI), int idx) {
+  int pa = M(mesh_polyadr, obji[PXK_OBJ_DATAID]);
+  int va = obji[PXK_OBJ_VERTADR];
+  int adr = M(mesh_polyvertadr, pa + idx);
+  int nvert = M(mesh_polyvertnum, pa + idx);
+  if (nvert > PXK_MCC_POLY) nvert = PXK_MCC_POLY;
+  int j = 0;
+  PXR g[3];
+  for (int i = nvert - 1; i >= 0; i--) {
+    int v = va + M(mesh_polyvert, adr + i);
+    pxk_mccGlobal(g, obj, PX_TOREAL(M(mesh_vert, 3 * v)), PX_TOREAL(M(mesh_vert, 3 * v + 1)),
+                  PX_TOREAL(M(mesh_vert, 3 * v + 2)), 1);
+    res[3 * j] = g[0];
+    res[3 * j + 1] = g[1];
+    res[3 * j + 2] = g[2];
+    j++;
+  }
+  return nvert;
+}
+
+// area of quadrilateral (a, b, c, d) of polygon vertices (area4)
+PX_FN PX_REAL pxk_mccArea4(PX_IN(PX_REAL, poly, 6 * PXK_MCC_POLY), int a, int b, int c, int d) {
+  PXR ad[3];
+  PXR db[3];
+  PXR bc[3];
+  PXR ca[3];
+  for (int k = 0; k < 3; k++) {
+    ad[k] = poly[3 * d + k] - poly[3 * a + k];
+    db[k] = poly[3 * b + k] - poly[3 * d + k];
+    bc[k] = poly[3 * c + k] - poly[3 * b + k];
+    ca[k] = poly[3 * a + k] - poly[3 * c + k];
+  }
+  PXR e[3];
+  PXR f[3];
+  PXR g[3];
+  pxk_ccdCross(e, ad, db);
+  pxk_ccdCross(f, bc, ca);
+  for (int k = 0; k < 3; k++) {
+    g[k] = e[k] + f[k];
+  }
+  PXR nn = pxk_ccdNorm3(g);
+  PXR r = PX_R(0.5) * nn;
+  return r;
+}
+
+// the quadrilateral of largest area on the polygon's vertices (polygonQuad)
+PX_FN void pxk_mccQuad(PX_OUT(int, res, 4), PX_IN(PX_REAL, poly, 6 * PXK_MCC_POLY), int nvert) {
+  int a = 0;
+  int b = 1;
+  int c = 2;
+  int d = 3;
+  res[0] = a;
+  res[1] = b;
+  res[2] = c;
+  res[3] = d;
+  PXR m = pxk_mccArea4(poly, a, b, c, d);
+  for (; a < nvert; a++) {
+    for (;;) {
+      int dn = (d == nvert - 1) ? 0 : d + 1;
+      PXR mn = pxk_mccArea4(poly, a, b, c, dn);
+      if (mn <= m) break;
+      m = mn;
+      d = dn;
+      res[0] = a;
+      res[1] = b;
+      res[2] = c;
+      res[3] = d;
+      for (;;) {
+        int cn = (c == nvert - 1) ? 0 : c + 1;
+        PXR mc = pxk_mccArea4(poly, a, b, cn, d);
+        if (mc <= m) break;
+        m = mc;
+        c = cn;
+        res[0] = a;
+        res[1] = b;
+        res[2] = c;
+        res[3] = d;
+      }
+      for (;;) {
+        int bn = (b == nvert - 1) ? 0 : b + 1;
+        PXR mb = pxk_mccArea4(poly, a, bn, c, d);
+        if (mb <= m) break;
+        m = mb;
+        b = bn;
+        res[0] = a;
+        res[1] = b;
+        res[2] = c;
+        res[3] = d;
+      }
+    }
+    if (b == a) {
+      b = (b == nvert - 1) ? 0 : b + 1;
+      if (c == b) {
+        c = (c == nvert - 1) ? 0 : c + 1;
+        if (d == c) d = (d == nvert - 1) ? 0 : d + 1;
+      }
+    }
+  }
+}
+
+// witness pair i from clipped vertex j of the polygon against the face (point p, normal n) along
+// dir; returns the distance (witnessOnFace)
+PX_FN void pxk_mccWitness(PX_INOUT(PX_REAL, sr, PXK_SR), int i,
+                          PX_IN(PX_REAL, poly, 6 * PXK_MCC_POLY), int j,
+                          PX_IN(PX_REAL, face1, 3 * PXK_MCC_POLY), PX_IN(PX_REAL, n, 3),
+                          PX_IN(PX_REAL, dir, 3)) {
+  PXR dv[3];
+  for (int k = 0; k < 3; k++) {
+    dv[k] = poly[3 * j + k] - face1[k];
+  }
+  PXR dist = pxk_dot3(dv, n);
+  PXR s = -PX_ABS(dist);
+  for (int k = 0; k < 3; k++) {
+    PXR t = s * dir[k];
+    sr[PXK_SR_X1 + 3 * i + k] = poly[3 * j + k] + t;
+    sr[PXK_SR_X2 + 3 * i + k] = poly[3 * j + k];
+  }
+  sr[PXK_SR_DIST + i] = dist;
+}
+
+// clip polygon face2 against polygon face1 (normal n) and set the witness pairs (polygonClip)
+PX_FN void pxk_mccClip(PX_INOUT(PX_REAL, sr, PXK_SR), PX_INOUT(int, si, PXK_SI),
+                       PX_IN(PX_REAL, face1, 3 * PXK_MCC_POLY), int nface1,
+                       PX_IN(PX_REAL, face2, 3 * PXK_MCC_POLY), int nface2, PX_IN(PX_REAL, n, 3),
+                       PX_IN(PX_REAL, dir, 3)) {
+  if (nface1 < 3) return;
+  PXR poly[6 * PXK_MCC_POLY];
+  PXR clip[6 * PXK_MCC_POLY];
+  PXR pn[3 * PXK_MCC_POLY];
+  PXR pd[PXK_MCC_POLY];
+  PXR a[3];
+  PXR b[3];
+  PXR r[3];
+  PXR nk[3];
+
+  // side planes of face1's edges
+  for (int i = 0; i < nface1; i++) {
+    int j = (i < nface1 - 1) ? i + 1 : 0;
+    for (int k = 0; k < 3; k++) {
+      a[k] = face1[3 * i + k];
+      b[k] = face1[3 * j + k];
+    }
+    PXR v3[3];
+    PXR d1[3];
+    PXR d2[3];
+    for (int k = 0; k < 3; k++) {
+      v3[k] = a[k] + n[k];
+      d1[k] = b[k] - a[k];
+    }
+    for (int k = 0; k < 3; k++) {
+      d2[k] = v3[k] - a[k];
+    }
+    pxk_ccdCross(r, d1, d2);
+    pxk_normalize3(r);
+    pn[3 * i] = r[0];
+    pn[3 * i + 1] = r[1];
+    pn[3 * i + 2] = r[2];
+    pd[i] = pxk_dot3(r, a);
+  }
+
+  int npoly = nface2;
+  int nclip = 0;
+  for (int i = 0; i < 3 * nface2; i++) {
+    poly[i] = face2[i];
+  }
+
+  // clip by one edge at a time
+  for (int e = 0; e < nface1; e++) {
+    for (int k = 0; k < 3; k++) {
+      a[k] = face1[3 * e + k];
+      nk[k] = pn[3 * e + k];
+    }
+    for (int i = 0; i < npoly; i++) {
+      int q = (i < npoly - 1) ? i + 1 : 0;
+      PXR pp[3];
+      PXR qq[3];
+      PXR pq[3];
+      PXR dp[3];
+      PXR dq[3];
+      for (int k = 0; k < 3; k++) {
+        pp[k] = poly[3 * i + k];
+        qq[k] = poly[3 * q + k];
+      }
+      for (int k = 0; k < 3; k++) {
+        pq[k] = qq[k] - pp[k];
+        dp[k] = pp[k] - a[k];
+        dq[k] = qq[k] - a[k];
+      }
+      PXR hp = pxk_dot3(dp, nk);
+      PXR hq = pxk_dot3(dq, nk);
+      int in1 = (hp > -PXK_MINVAL) ? 1 : 0;
+      int in2 = (hq > -PXK_MINVAL) ? 1 : 0;
+      if (in1 == 0 && in2 == 0) continue;
+      if (in1 != 0 && in2 != 0) {
+        if (nclip < 2 * PXK_MCC_POLY) {
+          for (int k = 0; k < 3; k++) {
+            clip[3 * nclip + k] = qq[k];
+          }
+          nclip++;
+        }
+        continue;
+      }
+      PXR tmp = pxk_dot3(nk, pq);
+      if (tmp != PX_R(0.0)) {
+        PXR np = pxk_dot3(nk, pp);
+        PXR num = pd[e] - np;
+        PXR t = num / tmp;
+        if (t >= PX_R(0.0) && t <= PX_R(1.0) && nclip < 2 * PXK_MCC_POLY) {
+          for (int k = 0; k < 3; k++) {
+            PXR s = t * pq[k];
+            clip[3 * nclip + k] = pp[k] + s;
+          }
+          nclip++;
+        }
+      }
+      if (in2 != 0 && nclip < 2 * PXK_MCC_POLY) {
+        for (int k = 0; k < 3; k++) {
+          clip[3 * nclip + k] = qq[k];
+        }
+        nclip++;
+      }
+    }
+    for (int i = 0; i < 3 * nclip; i++) {
+      poly[i] = clip[i];
+    }
+    npoly = nclip;
+    nclip = 0;
+  }
+
+  // drop vertices above face1
+  int mcount = npoly;
+  npoly = 0;
+  for (int i = 0; i < mcount; i++) {
+    PXR dv[3];
+    for (int k = 0; k < 3; k++) {
+      dv[k] = poly[3 * i + k] - face1[k];
+    }
+    PXR h = pxk_dot3(dv, n);
+    if (h <= PX_R(0.0)) {
+      if (npoly != i) {
+        for (int k = 0; k < 3; k++) {
+          poly[3 * npoly + k] = poly[3 * i + k];
+        }
+      }
+      npoly++;
+    }
+  }
+  if (npoly < 1) return;
+
+  // at most 4 contacts: the largest quadrilateral
+  if (si[PXK_SI_MAXCON] < 5 && npoly > 4) {
+    int rect[4];
+    pxk_mccQuad(rect, poly, npoly);
+    si[PXK_SI_NX] = 4;
+    for (int i = 0; i < 4; i++) {
+      pxk_mccWitness(sr, i, poly, rect[i], face1, n, dir);
+    }
+    return;
+  }
+
+  // an edge: its two farthest points
+  if (nface2 == 2 && npoly > 2) {
+    int best1 = 0;
+    int best2 = 1;
+    PXR dbest = PX_ZERO;
+    for (int i = 0; i < npoly; i++) {
+      for (int j = i + 1; j < npoly; j++) {
+        PXR dv[3];
+        for (int k = 0; k < 3; k++) {
+          dv[k] = poly[3 * j + k] - poly[3 * i + k];
+        }
+        PXR d2 = pxk_dot3(dv, dv);
+        if (d2 > dbest) {
+          dbest = d2;
+          best1 = i;
+          best2 = j;
+        }
+      }
+    }
+    pxk_mccWitness(sr, 0, poly, best1, face1, n, dir);
+    pxk_mccWitness(sr, 1, poly, best2, face1, n, dir);
+    si[PXK_SI_NX] = 2;
+    return;
+  }
+
+  if (npoly > PXK_CCD_NX) npoly = PXK_CCD_NX;
+  for (int i = 0; i < npoly; i++) {
+    pxk_mccWitness(sr, i, poly, i, face1, n, dir);
+  }
+  si[PXK_SI_NX] = npoly;
+}
+
+// normal i (3 entries) of a normal list
+PX_FN void pxk_mccGet(PX_OUT(PX_REAL, res, 3), PX_IN(PX_REAL, list, 3 * PXK_MCC_DEG), int i) {
+  res[0] = list[3 * i];
+  res[1] = list[3 * i + 1];
+  res[2] = list[3 * i + 2];
+}
+
+// first pair of normals (i of v, j of w) facing each other within the face tolerance
+PX_FN int pxk_mccAlignedFaces(PX_OUT(int, res, 2), PX_IN(PX_REAL, v, 3 * PXK_MCC_DEG), int nv,
+                              PX_IN(PX_REAL, w, 3 * PXK_MCC_DEG), int nw) {
+  PXR a[3];
+  PXR b[3];
+  for (int i = 0; i < nv; i++) {
+    for (int j = 0; j < nw; j++) {
+      pxk_mccGet(a, v, i);
+      pxk_mccGet(b, w, j);
+      PXR dd = pxk_dot3(a, b);
+      if (dd < -PXK_FACE_TOL) {
+        res[0] = i;
+        res[1] = j;
+        return 1;
+      }
+    }
+  }
+  return 0;
+}
+
+// first edge j perpendicular to face normal i within the edge tolerance: res = (j, i)
+PX_FN int pxk_mccAlignedFaceEdge(PX_OUT(int, res, 2), PX_IN(PX_REAL, edge, 3 * PXK_MCC_DEG),
+                                 int nedge, PX_IN(PX_REAL, face, 3 * PXK_MCC_DEG), int nface) {
+  PXR a[3];
+  PXR b[3];
+  for (int i = 0; i < nface; i++) {
+    for (int j = 0; j < nedge; j++) {
+      pxk_mccGet(a, edge, j);
+      pxk_mccGet(b, face, i);
+      PXR dd = pxk_dot3(a, b);
+      if (PX_ABS(dd) < PXK_EDGE_TOL) {
+        res[0] = j;
+        res[1] = i;
+        return 1;
+      }
+    }
+  }
+  return 0;
+}
+
+// candidate face normals of object o (box or mesh) from the EPA face's vertices
+PX_FN int pxk_mccNormals(PX_MDC PX_OUT(PX_REAL, nrm, 3 * PXK_MCC_DEG),
+                         PX_OUT(int, idx, PXK_MCC_DEG), int dim, PX_IN(PX_REAL, obj, PXK_OBJR),
+                         PX_IN(int, obji, PXK_OBJI), PX_IN(int, vi, 3), PX_IN(PX_REAL, dir, 3)) {
+  if (obji[PXK_OBJ_TYPE] == PXK_GEOM_BOX) {
+    return pxk_mccBoxNormals(nrm, idx, dim, obj, vi, dir);
+  }
+  if (obji[PXK_OBJ_TYPE] == PXK_GEOM_MESH) {
+    return pxk_mccMeshNormals(PX_MDARGC nrm, idx, dim, obj, obji, vi);
+  }
+  return 0;
+}
+
+// edge directions of object o (box or mesh) from the EPA face's vertices
+PX_FN int pxk_mccEdgeNormals(PX_MDC PX_OUT(PX_REAL, nrm, 3 * PXK_MCC_DEG),
+                             PX_OUT(PX_REAL, endverts, 3 * PXK_MCC_DEG), int dim,
+                             PX_IN(PX_REAL, obj, PXK_OBJR), PX_IN(int, obji, PXK_OBJI),
+                             PX_IN(PX_REAL, v, 9), int v1i) {
+  if (obji[PXK_OBJ_TYPE] == PXK_GEOM_BOX) {
+    return pxk_mccBoxEdgeNormals(nrm, endverts, dim, obj, v, v1i);
+  }
+  if (obji[PXK_OBJ_TYPE] == PXK_GEOM_MESH) {
+    return pxk_mccMeshEdgeNormals(PX_MDARGC nrm, endverts, dim, obj, obji, v, v1i);
+  }
+  return 0;
+}
+
+// face idx of object o (box or mesh) as a polygon
+PX_FN int pxk_mccFace(PX_MDC PX_OUT(PX_REAL, res, 3 * PXK_MCC_POLY), PX_IN(PX_REAL, obj, PXK_OBJR),
+                      PX_IN(int, obji, PXK_OBJI), int idx) {
+  if (obji[PXK_OBJ_TYPE] == PXK_GEOM_BOX) return pxk_mccBoxFace(res, obj, idx);
+  if (obji[PXK_OBJ_TYPE] == PXK_GEOM_MESH) return pxk_mccMeshFace(PX_MDARGC res, obj, obji, idx);
+  return 0;
+}
+
+// more witness pairs from the final EPA face (multicontact)
+PX_FN void pxk_ccdMulticontact(PX_MDC PX_IN(PX_REAL, ptr, PXK_PR), PX_IN(int, pti, PXK_PI),
+                               int face, PX_INOUT(PX_REAL, sr, PXK_SR), PX_INOUT(int, si, PXK_SI),
+                               PX_IN(PX_REAL, obj1, PXK_OBJR), PX_IN(int, oi1, PXK_OBJI),
+                               PX_IN(PX_REAL, obj2, PXK_OBJR), PX_IN(int, oi2, PXK_OBJI)) {
+  if (oi1[PXK_OBJ_TYPE] == PXK_GEOM_MESH && M(mesh_polynum, oi1[PXK_OBJ_DATAID]) == 0) return;
+  if (oi2[PXK_OBJ_TYPE] == PXK_GEOM_MESH && M(mesh_polynum, oi2[PXK_OBJ_DATAID]) == 0) return;
+
+  int v1i[3];
+  int v2i[3];
+  PXR v1[9];
+  PXR v2[9];
+  for (int j = 0; j < 3; j++) {
+    int pv = pti[PXK_PI_FVT + 3 * face + j];
+    v1i[j] = pti[PXK_PI_VI + 2 * pv];
+    v2i[j] = pti[PXK_PI_VI + 2 * pv + 1];
+    for (int k = 0; k < 3; k++) {
+      v1[3 * j + k] = ptr[PXK_PR_V + 9 * pv + 3 + k];
+      v2[3 * j + k] = ptr[PXK_PR_V + 9 * pv + 6 + k];
+    }
+  }
+  int nface1 = pxk_mccSimplexDim(v1i, v1);
+  int nface2 = pxk_mccSimplexDim(v2i, v2);
+
+  PXR dir[3];
+  PXR dneg[3];
+  for (int k = 0; k < 3; k++) {
+    dir[k] = sr[PXK_SR_X2 + k] - sr[PXK_SR_X1 + k];
+    dneg[k] = sr[PXK_SR_X1 + k] - sr[PXK_SR_X2 + k];
+  }
+
+  PXR n1[3 * PXK_MCC_DEG];
+  PXR n2[3 * PXK_MCC_DEG];
+  PXR endverts[3 * PXK_MCC_DEG];
+  int idx1[PXK_MCC_DEG];
+  int idx2[PXK_MCC_DEG];
+  for (int i = 0; i < 3 * PXK_MCC_DEG; i++) {
+    n1[i] = PX_ZERO;
+    n2[i] = PX_ZERO;
+    endverts[i] = PX_ZERO;
+  }
+  for (int i = 0; i < PXK_MCC_DEG; i++) {
+    idx1[i] = 0;
+    idx2[i] = 0;
+  }
+  int nn1 = pxk_mccNormals(PX_MDARGC n1, idx1, nface1, obj1, oi1, v1i, dneg);
+  int nn2 = pxk_mccNormals(PX_MDARGC n2, idx2, nface2, obj2, oi2, v2i, dir);
+
+  // facing faces, else an edge against a face
+  int res[2];
+  res[0] = 0;
+  res[1] = 0;
+  int edgecon1 = 0;
+  int edgecon2 = 0;
+  if (pxk_mccAlignedFaces(res, n1, nn1, n2, nn2) == 0) {
+    if (nface1 < 3 && nface1 <= nface2) {
+      nn1 = pxk_mccEdgeNormals(PX_MDARGC n1, endverts, nface1, obj1, oi1, v1, v1i[0]);
+      if (pxk_mccAlignedFaceEdge(res, n1, nn1, n2, nn2) == 0) return;
+      edgecon1 = 1;
+    } else if (nface2 < 3) {
+      nn2 = pxk_mccEdgeNormals(PX_MDARGC n2, endverts, nface2, obj2, oi2, v2, v2i[0]);
+      if (pxk_mccAlignedFaceEdge(res, n2, nn2, n1, nn1) == 0) return;
+      edgecon2 = 1;
+    } else {
+      return;
+    }
+  }
+  int i = res[0];
+  int j = res[1];
+
+  PXR face1[3 * PXK_MCC_POLY];
+  PXR face2[3 * PXK_MCC_POLY];
+  for (int k = 0; k < 3 * PXK_MCC_POLY; k++) {
+    face1[k] = PX_ZERO;
+    face2[k] = PX_ZERO;
+  }
+  if (edgecon1 != 0) {
+    for (int k = 0; k < 3; k++) {
+      face1[k] = v1[k];
+      face1[3 + k] = endverts[3 * i + k];
+    }
+    nface1 = 2;
+  } else {
+    int ind = (edgecon2 != 0) ? idx1[j] : idx1[i];
+    nface1 = pxk_mccFace(PX_MDARGC face1, obj1, oi1, ind);
+  }
+  if (edgecon2 != 0) {
+    for (int k = 0; k < 3; k++) {
+      face2[k] = v2[k];
+      face2[3 + k] = endverts[3 * i + k];
+    }
+    nface2 = 2;
+  } else {
+    nface2 = pxk_mccFace(PX_MDARGC face2, obj2, oi2, idx2[j]);
+  }
+
+  PXR nrm[3];
+  PXR wdir[3];
+  if (edgecon1 != 0) {
+    // clip the edge of geom 1 against the face of geom 2, then swap the witness sides
+    pxk_mccGet(nrm, n2, j);
+    for (int k = 0; k < 3; k++) {
+      wdir[k] = PX_R(-1.0) * nrm[k];
+    }
+    pxk_mccClip(sr, si, face2, nface2, face1, nface1, nrm, wdir);
+    for (int q = 0; q < si[PXK_SI_NX] && q < PXK_CCD_NX; q++) {
+      for (int k = 0; k < 3; k++) {
+        PXR t = sr[PXK_SR_X1 + 3 * q + k];
+        sr[PXK_SR_X1 + 3 * q + k] = sr[PXK_SR_X2 + 3 * q + k];
+        sr[PXK_SR_X2 + 3 * q + k] = t;
+      }
+    }
+    return;
+  }
+  if (edgecon2 != 0) {
+    pxk_mccGet(nrm, n1, j);
+    for (int k = 0; k < 3; k++) {
+      wdir[k] = PX_R(-1.0) * nrm[k];
+    }
+    pxk_mccClip(sr, si, face1, nface1, face2, nface2, nrm, wdir);
+    return;
+  }
+  pxk_mccGet(wdir, n2, j);
+  pxk_mccGet(nrm, n1, i);
+  pxk_mccClip(sr, si, face1, nface1, face2, nface2, nrm, wdir);
+}
+
+#endif  // PXK_MESH_POLYGONS
+
 // ------------------------------------ mjc_ccd ---------------------------------------------------
 
 // move the witness points apart by the shrunk radii and reduce the distance (inflate)
@@ -1554,10 +2496,12 @@ PX_FN void pxk_ccdInflate(PX_INOUT(PX_REAL, sr, PXK_SR), PX_REAL m1, PX_REAL m2)
 }
 
 // MuJoCo's mjc_ccd with no distance cutoff: negative result for penetration, the witness pairs
-// in the status (x1, x2, dist, nx); maxcon > 1 would ask for polygon multi-contact (not here)
+// in the status (x1, x2, dist, nx); maxcon > 1 asks for polygon multi-contact (with
+// PXK_MESH_POLYGONS)
 PX_FN PX_REAL pxk_ccd(PX_MDC PX_INOUT(PX_REAL, sr, PXK_SR), PX_INOUT(int, si, PXK_SI),
                       PX_INOUT(PX_REAL, obj1, PXK_OBJR), PX_INOUT(int, oi1, PXK_OBJI),
                       PX_INOUT(PX_REAL, obj2, PXK_OBJR), PX_INOUT(int, oi2, PXK_OBJI), int maxcon) {
+  // centres (mjc_center): a height-field prism's object carries its mean vertex as position
   for (int k = 0; k < 3; k++) {
     sr[PXK_SR_X1 + k] = obj1[PXK_OBJ_POS + k];
     sr[PXK_SR_X2 + k] = obj2[PXK_OBJ_POS + k];
@@ -1647,7 +2591,14 @@ PX_FN PX_REAL pxk_ccd(PX_MDC PX_INOUT(PX_REAL, sr, PXK_SR), PX_INOUT(int, si, PX
     }
     si[PXK_SI_EPASTAT] = ret;
     if (ret == 0) {
+#ifdef PXK_MESH_POLYGONS
+      int face = pxk_ccdEpa(PX_MDARGC ptr, pti, sr, si, obj1, oi1, obj2, oi2);
+      if (maxcon > 1 && face >= 0) {
+        pxk_ccdMulticontact(PX_MDARGC ptr, pti, face, sr, si, obj1, oi1, obj2, oi2);
+      }
+#else
       pxk_ccdEpa(PX_MDARGC ptr, pti, sr, si, obj1, oi1, obj2, oi2);
+#endif
     }
   }
   PXR mind = sr[PXK_SR_DIST];
@@ -1790,7 +2741,12 @@ PX_FN int pxk_colConvex(PX_MDC int g1, int g2, PX_REAL margin, int adr) {
   int maxcon = pxk_ccdMaxContacts(PX_MDARGC margin, t1, t2);
 
   // first contact; a multi-contact pass (maxcon > 1) is reduced to its deepest point here
+#ifdef PXK_MESH_POLYGONS
+  int ncon =
+      pxk_ccdPenetration(PX_MDARGC obj1, oi1, obj2, oi2, maxcon, margin, 0, cdist, cpos, cnrm);
+#else
   int ncon = pxk_ccdPenetration(PX_MDARGC obj1, oi1, obj2, oi2, 1, margin, 0, cdist, cpos, cnrm);
+#endif
 
   // more contacts from slightly rotated poses
   int multi = ((MOPT(disableflags) & PX_DSBL_MULTICCD) == 0) ? 1 : 0;

@@ -726,7 +726,7 @@ static PyGetSetDef dataGetSet[] = {
     {"model", data_get_model, NULL, "the Model this Data belongs to", NULL},
     {"ncon", data_get_ncon, NULL, "number of detected contacts (mjData.ncon)", NULL},
     {"nconmax", data_get_nconmax, NULL,
-     "contact capacity of this Data (<size nconmax>, else the static bound, at most 2000)", NULL},
+     "contact capacity of this Data (<size nconmax>, else the static bound, at most 10000)", NULL},
     {"_contact_bytes", data_get_contact_bytes, NULL,
      "the contact records as a uint8 array (sizeof(pxContact) bytes each)", NULL},
     {NULL, NULL, NULL, NULL, NULL}};

@@ -3,9 +3,9 @@
 trajectories reach.
 
 For each model, MuJoCo steps from its first keyframe (or qpos0) under seeded random controls;
-at NSTATE states along the way (every STRIDE steps) both engines get the same qpos and mocap
-poses, run kinematics and collision, and every field of every contact must agree, in order
-(tests/compat/_contact.py). The fast subset (make test) takes Gymnasium's models, the humanoid
+at 50 states along the way (10 in the fast subset; every STRIDE steps) both engines get the same
+qpos and mocap poses, phalanx takes MuJoCo's body and geom poses, both run collision, and every
+field of every contact must agree, in order (tests/compat/_contact.py). The fast subset (make test) takes Gymnasium's models, the humanoid
 and MuJoCo's collision test models of primitive geoms; `--full` sweeps every corpus model
 phalanx compiles. Models whose geom pairs need a collider phalanx does not have yet are listed
 in KNOWN_GAPS with the pair named in the error; the list may only shrink (a listed model that
@@ -27,14 +27,41 @@ mujoco = pytest.importorskip("mujoco")
 
 TOL = 1e-9
 STRIDE = 4
+POSE_FIELDS = ("xpos", "xquat", "xmat", "xipos", "ximat", "geom_xpos", "geom_xmat")
 
 FAST = sorted(glob.glob(shared_model("gymnasium", "*.xml"))) + [
     shared_model("mujoco", "model", "humanoid", "humanoid.xml"),
 ] + sorted(glob.glob(shared_model("mujoco", "test", "engine", "testdata", "collision_primitive",
                                   "*.xml")))
 
-# models whose collision needs a routine phalanx lacks: model -> the pair named in the error
-KNOWN_GAPS = {}
+# models whose collision needs a routine phalanx lacks: model -> what the error names
+POLYGONS = "polygon multi-contact"
+KNOWN_GAPS = {
+    "mujoco/model/cube/cube_3x3x3.xml": POLYGONS,
+    "mujoco/model/replicate/bunnies.xml": POLYGONS,
+    "mujoco/test/engine/testdata/collision_convex/100spheremesh.xml": POLYGONS,
+    "mujoco/test/engine/testdata/collision_convex/box_boxmesh.xml": POLYGONS,
+    "mujoco/test/engine/testdata/collision_convex/conemesh_box.xml": POLYGONS,
+    "mujoco/test/engine/testdata/collision_convex/dice.xml": POLYGONS,
+    "mujoco/test/engine/testdata/collision_convex/dice_boxmesh.xml": POLYGONS,
+    "mujoco/test/engine/testdata/collision_convex/edge_edge.xml": POLYGONS,
+    "mujoco/test/engine/testdata/collision_convex/long_box.xml": POLYGONS,
+    "mujoco/test/engine/testdata/collision_convex/multiple_objects.xml": POLYGONS,
+    "mujoco/test/engine/testdata/collision_convex/perf/boxmesh.xml": POLYGONS,
+    "mujoco/test/engine/testdata/collision_convex/perf/mixed.xml": POLYGONS,
+    "mujoco/test/engine/testdata/collision_convex/stacked_boxes.xml": POLYGONS,
+    "mujoco/test/engine/testdata/sensor/fromto_convex.xml": POLYGONS,
+    "mujoco/test/engine/testdata/sensor/fromto_primitive.xml": POLYGONS,
+    "mujoco/test/engine/testdata/solver/perf/mixed.xml": POLYGONS,
+    "mujoco/test/user/testdata/discardvisual_false.xml": POLYGONS,
+}
+
+# models whose contacts differ because MuJoCo's broad phase is not conservative (docs/collision.md):
+# the comparison must fail for them (a listed model that matches is a failure: remove it)
+KNOWN_BROADPHASE = {
+    "mujoco/test/engine/testdata/actuation/actearly.xml":
+        "float32 sweep-and-prune drops exactly touching spheres",
+}
 
 WORST = {"err": 0.0, "model": "", "states": 0, "contacts": 0}
 
@@ -95,6 +122,14 @@ def test_corpus_contacts(col_model, full):
         assert KNOWN_GAPS[rel] in str(e), f"{rel} now fails for another reason: {e}"
         return
     assert rel not in KNOWN_GAPS, f"{rel} collides now: remove it from KNOWN_GAPS"
+    if rel in KNOWN_BROADPHASE:
+        with pytest.raises(AssertionError):
+            compare_states(ours, ref, pd, md, rel, full)
+        return
+    compare_states(ours, ref, pd, md, rel, full)
+
+
+def compare_states(ours, ref, pd, md, rel, full):
     for k, (q, mp, mq) in enumerate(mujoco_states(ref, 50 if full else 10, seed=len(rel))):
         for d in (pd, md):
             d.qpos[:] = q
@@ -103,6 +138,11 @@ def test_corpus_contacts(col_model, full):
         mujoco.mj_kinematics(ref, md)
         mujoco.mj_collision(ref, md)
         phalanx.kinematics(ours, pd)
+        # collision alone on MuJoCo's poses: kinematics is compared elsewhere
+        # (test_conformance.py), and a 1-ulp pose difference can move a contact of a
+        # near-degenerate configuration by more than the tolerance
+        for f in POSE_FIELDS:
+            getattr(pd, f)[:] = getattr(md, f)
         phalanx.collision(ours, pd)
         err = compare_contacts(pd, md, TOL, f"{rel} state {k}")
         WORST["states"] += 1
