@@ -621,7 +621,7 @@ pxtStatus px_setLengthRange(pxModel* m, pxData* d, int i, const pxLROpt* opt, px
   // the simulation needs px_forward: name what it lacks
   pxStatus fst;
   px_statusClear(&fst);
-  if (px_forwardCheck(m, &fst) != PX_OK || px_integratorCheck(m, &fst) != PX_OK) {
+  if (px_forwardCheckCPU(m, &fst) != PX_OK || px_integratorCheck(m, &fst) != PX_OK) {
     // not computable yet (the simulation needs what phalanx lacks, e.g. limits): NaN marks the
     // range as not computed, and the actuation stage refuses to run such a muscle, naming why
     m->actuator_lengthrange[2 * out] = NAN;
