@@ -628,7 +628,11 @@ PX_FN int pxk_colMidLeaf(PX_MDC int g1, int g2) {
 // reals from RB = 10 nbody: [RB, +6 TB) node boxes (centre, half sizes), [RB + 6 TB, +3G) the
 // geom centres in the inertial frame.
 #define PXK_EPS PX_R(1E-14)
+#ifdef PX_FP32
+#define PXK_DBLMAX PX_R(3.4028234663852886E+38)  // the compiler's DBL_MAX start, in float
+#else
 #define PXK_DBLMAX PX_R(1.7976931348623157E+308)
+#endif
 
 PX_FN int pxk_bvhIB(PX_MD) {
   return 8 * MS(nbody) + PXK_NBPMAX;
