@@ -18,6 +18,7 @@ disabled, filterparent disabled, and shifted far from the origin; --full runs mo
 mju_eig3 and the float32 rounding are compared bit for bit.
 """
 
+
 import numpy as np
 import pytest
 

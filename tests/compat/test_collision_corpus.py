@@ -58,8 +58,6 @@ KNOWN_GAPS = {
 
 # models whose contacts differ because MuJoCo's broad phase is not conservative (docs/collision.md):
 # the comparison must fail for them (a listed model that matches is a failure: remove it)
-# (empty since phalanx runs MuJoCo's broad phase, csrc/kern/collide_broad.h: actearly.xml's
-# touching spheres, dropped by MuJoCo's float32 sweep and prune, now match)
 KNOWN_BROADPHASE = {}
 
 WORST = {"err": 0.0, "model": "", "states": 0, "contacts": 0}
