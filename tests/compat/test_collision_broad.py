@@ -132,8 +132,9 @@ def check_bvh(path=None, xml=None):
 
 
 @pytest.mark.parametrize("name", [
-    "model/humanoid/humanoid.xml", "model/humanoid/22_humanoids.xml", "model/cube/cube_3x3x3.xml",
-    "test/engine/testdata/collision_convex/stacked_boxes.xml"])
+    "model/humanoid/humanoid.xml", "test/engine/testdata/collision_convex/stacked_boxes.xml",
+    pytest.param("model/humanoid/22_humanoids.xml", marks=pytest.mark.slow),
+    pytest.param("model/cube/cube_3x3x3.xml", marks=pytest.mark.slow)])
 def test_bvh_matches_compiler(name):
     assert check_bvh(path=shared_model("mujoco", *name.split("/"))) > 0
 
