@@ -67,6 +67,17 @@ typedef struct {
   int szgraph;
   int* graph;  // (szgraph x 1)
 
+  // polygons: coplanar hull triangles merged (MuJoCo's MakePolygons), in MuJoCo's order; only
+  // for meshes with a graph (npoly = 0 and the arrays NULL otherwise)
+  int npoly;           // number of polygons (mesh_polynum)
+  int npolyvert;       // vertices over all polygons
+  int* polyvertnum;    // vertices per polygon                             (npoly)
+  int* polyvert;       // vertex ids of each polygon, one after the other  (npolyvert)
+  double* polynormal;  // unit normal per polygon, in the final frame      (npoly x 3)
+  int npolymap;        // entries of polymap (= npolyvert)
+  int* polymapnum;     // polygons at each vertex                          (nvert)
+  int* polymap;        // polygon ids per vertex, vertex after vertex      (npolymap)
+
   // results of pxc_meshProcess
   int processed;     // 1 after a successful pxc_meshProcess
   int inertia;       // pxtMeshInertia used
