@@ -338,6 +338,28 @@ void main() {
 EOF
 check_stage post "post.h" -O
 
+# collision (csrc/kern/collide*.h): the driver with every narrow-phase routine, through the
+# generated layout plus a stand-in contact buffer with pxContact's fields (the GPU layout has no
+# contact records yet), fp64 and fp32, linted like the shaders
+stage_shader collide
+cat >>"$tmp/collide_check.comp" <<'EOF'
+struct PxContact {
+  PX_REAL dist, pos[3], frame[9], includemargin, friction[5], solref[2], solreffriction[2];
+  PX_REAL solimp[5], adhesion, mu, H[36];
+  int dim, geom1, geom2, geom[2], flex[2], elem[2], vert[2], exclude, efc_address;
+};
+layout(std430, set = 1, binding = 0) buffer PxContacts { int pxncon; int pxnconmax; PxContact pxcon[]; };
+#define PXK_CON(i) pxcon[i]
+#define PXK_NCON pxncon
+#define PXK_NCONMAX pxnconmax
+#include "kern/collide.h"
+void main() {
+  PX_CHECK_BEGIN();
+  pxk_collision();
+}
+EOF
+check_stage collide "collide*.h" -O0
+
 if [ "$fail" != 0 ]; then
   echo "check_kern_glsl: FAILED"
   exit 1

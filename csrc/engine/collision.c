@@ -66,21 +66,53 @@ static const char* geomTypeName(int t) {
 
 typedef struct {
   int g1, g2;
+  const char* why;
 } missingPair;
 
+// 1 when MuJoCo sends the pair of geom types (ascending) to its general convex collider
+// (mjc_Convex or mjc_ConvexHField), whose algorithm the nativeccd flag selects
+static int convexRoute(int t1, int t2) {
+  if (t1 == PX_GEOM_HFIELD) return t2 != PX_GEOM_HFIELD;
+  if (t1 == PX_GEOM_PLANE) return 0;
+  if (t1 == PX_GEOM_SPHERE) return t2 == PX_GEOM_ELLIPSOID || t2 == PX_GEOM_MESH;
+  if (t1 == PX_GEOM_CAPSULE) return t2 != PX_GEOM_CAPSULE && t2 != PX_GEOM_BOX;
+  if (t1 == PX_GEOM_BOX) return t2 == PX_GEOM_MESH;
+  return 1;
+}
+
+// the first static geom pair phalanx cannot collide as MuJoCo does, with the reason
 static int findMissing(const pxModel* m, int g1, int g2, int ipair, void* ctx) {
-  (void)ipair;
+  missingPair* mp = (missingPair*)ctx;
   int t1 = m->geom_type[g1], t2 = m->geom_type[g2];
   if (t1 > t2) {
     int t = t1;
     t1 = t2;
     t2 = t;
   }
-  if (!pxk_narrowExists(t1, t2) || pxk_narrowSupported(t1, t2)) return 0;
-  missingPair* mp = (missingPair*)ctx;
   mp->g1 = g1;
   mp->g2 = g2;
-  return 1;
+  if (!pxk_narrowExists(t1, t2)) return 0;
+  if (!pxk_narrowSupported(t1, t2)) {
+    mp->why = "collider";
+    return 1;
+  }
+  if (convexRoute(t1, t2) && (m->opt.disableflags & PX_DSBL_NATIVECCD)) {
+    mp->why = "collider with nativeccd disabled (MuJoCo's libccd path)";
+    return 1;
+  }
+  if (convexRoute(t1, t2) && m->opt.ccd_iterations > PXK_CCD_MAXIT) {
+    mp->why = "collider with ccd_iterations above 256";
+    return 1;
+  }
+#ifndef PXK_MESH_POLYGONS
+  double bound = pxk_colMargin(m, NULL, g1, g2, ipair) + pxk_colGap(m, NULL, g1, g2, ipair);
+  if (t2 == PX_GEOM_MESH && (t1 == PX_GEOM_BOX || t1 == PX_GEOM_MESH) && bound <= 0 &&
+      !(m->opt.disableflags & PX_DSBL_MULTICCD)) {
+    mp->why = "collider's polygon multi-contact (multiccd at zero margin needs mesh polygons)";
+    return 1;
+  }
+#endif
+  return 0;
 }
 
 pxtStatus px_collisionCheck(const pxModel* m, pxStatus* st) {
@@ -90,9 +122,9 @@ pxtStatus px_collisionCheck(const pxModel* m, pxStatus* st) {
   missingPair mp;
   if (staticPairs(m, findMissing, &mp)) {
     int t1 = m->geom_type[mp.g1], t2 = m->geom_type[mp.g2];
-    return PX_FAIL(st, PX_ERR_UNSUPPORTED,
-                   "collision: the %s-%s collider (geoms %d and %d) is not supported yet",
-                   geomTypeName(t1 < t2 ? t1 : t2), geomTypeName(t1 < t2 ? t2 : t1), mp.g1, mp.g2);
+    return PX_FAIL(
+        st, PX_ERR_UNSUPPORTED, "collision: the %s-%s %s (geoms %d and %d) is not supported yet",
+        geomTypeName(t1 < t2 ? t1 : t2), geomTypeName(t1 < t2 ? t2 : t1), mp.why, mp.g1, mp.g2);
   }
   return PX_OK;
 }

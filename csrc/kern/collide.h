@@ -220,7 +220,8 @@ PX_FN void pxk_colMixParams(PX_MDC int g1, int g2, int c) {
       for (int k = 0; k < 2; k++) {
         PXR a = mix * M(geom_solref, 2 * g1 + k);
         PXR b = mix1 * M(geom_solref, 2 * g2 + k);
-        PXK_CON(c).solref[k] = a + b;
+        PXR sum = a + b;
+        PXK_CON(c).solref[k] = sum;
       }
     } else {
       for (int k = 0; k < 2; k++) {
@@ -232,7 +233,8 @@ PX_FN void pxk_colMixParams(PX_MDC int g1, int g2, int c) {
     for (int k = 0; k < 5; k++) {
       PXR a = mix * M(geom_solimp, 5 * g1 + k);
       PXR b = mix1 * M(geom_solimp, 5 * g2 + k);
-      PXK_CON(c).solimp[k] = a + b;
+      PXR sum = a + b;
+      PXK_CON(c).solimp[k] = sum;
     }
     for (int k = 0; k < 3; k++) {
       PXR a = M(geom_friction, 3 * g1 + k);

@@ -262,3 +262,24 @@ def test_contact_dtype_is_mjcontact():
     names = [n for n in dir(mujoco.MjContact()) if not n.startswith("_")]
     for f in phalanx.CONTACT_DTYPE.names:
         assert f in names
+
+
+@pytest.mark.parametrize("option,pair,message", [
+    ('<flag nativeccd="disable"/>', ("ellipsoid", "cylinder"), "nativeccd disabled"),
+    ('', ("ellipsoid", "cylinder"), "ccd_iterations above 256"),
+    ('', ("box", "mesh"), "polygon multi-contact"),
+])
+def test_refused_by_name(option, pair, message):
+    # collision routes phalanx does not have raise NotImplementedError naming them, never run
+    # another algorithm silently
+    iters = ' ccd_iterations="300"' if "iterations" in message else ""
+    sizes = {"ellipsoid": 'size=".1 .2 .3"', "cylinder": 'size=".1 .2"', "box": 'size=".1 .1 .1"',
+             "mesh": 'mesh="m"'}
+    bodies = "".join(f'<body><freejoint/><geom type="{t}" {sizes[t]}/></body>' for t in pair)
+    xml = (f'<mujoco><option{iters}>{option}</option><asset><mesh name="m" '
+           'vertex="0 0 0 .2 0 0 0 .2 0 0 0 .2"/></asset>'
+           f"<worldbody>{bodies}</worldbody></mujoco>")
+    pm = phalanx.Model.from_xml_string(xml)
+    pd = phalanx.Data(pm)
+    with pytest.raises(NotImplementedError, match=message):
+        phalanx.collision(pm, pd)

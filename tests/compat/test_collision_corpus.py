@@ -34,8 +34,34 @@ FAST = sorted(glob.glob(shared_model("gymnasium", "*.xml"))) + [
 ] + sorted(glob.glob(shared_model("mujoco", "test", "engine", "testdata", "collision_primitive",
                                   "*.xml")))
 
-# models whose collision needs a routine phalanx lacks: model -> the pair named in the error
-KNOWN_GAPS = {}
+# models whose collision needs a routine phalanx lacks: model -> what the error names
+POLYGONS = "polygon multi-contact"
+KNOWN_GAPS = {
+    "mujoco/model/cube/cube_3x3x3.xml": POLYGONS,
+    "mujoco/model/replicate/bunnies.xml": POLYGONS,
+    "mujoco/test/engine/testdata/collision_convex/100spheremesh.xml": POLYGONS,
+    "mujoco/test/engine/testdata/collision_convex/box_boxmesh.xml": POLYGONS,
+    "mujoco/test/engine/testdata/collision_convex/conemesh_box.xml": POLYGONS,
+    "mujoco/test/engine/testdata/collision_convex/dice.xml": POLYGONS,
+    "mujoco/test/engine/testdata/collision_convex/dice_boxmesh.xml": POLYGONS,
+    "mujoco/test/engine/testdata/collision_convex/edge_edge.xml": POLYGONS,
+    "mujoco/test/engine/testdata/collision_convex/long_box.xml": POLYGONS,
+    "mujoco/test/engine/testdata/collision_convex/multiple_objects.xml": POLYGONS,
+    "mujoco/test/engine/testdata/collision_convex/perf/boxmesh.xml": POLYGONS,
+    "mujoco/test/engine/testdata/collision_convex/perf/mixed.xml": POLYGONS,
+    "mujoco/test/engine/testdata/collision_convex/stacked_boxes.xml": POLYGONS,
+    "mujoco/test/engine/testdata/sensor/fromto_convex.xml": POLYGONS,
+    "mujoco/test/engine/testdata/sensor/fromto_primitive.xml": POLYGONS,
+    "mujoco/test/engine/testdata/solver/perf/mixed.xml": POLYGONS,
+    "mujoco/test/user/testdata/discardvisual_false.xml": POLYGONS,
+}
+
+# models whose contacts differ because MuJoCo's broad phase is not conservative (docs/collision.md):
+# the comparison must fail for them (a listed model that matches is a failure: remove it)
+KNOWN_BROADPHASE = {
+    "mujoco/test/engine/testdata/actuation/actearly.xml":
+        "float32 sweep-and-prune drops exactly touching spheres",
+}
 
 WORST = {"err": 0.0, "model": "", "states": 0, "contacts": 0}
 
@@ -96,6 +122,14 @@ def test_corpus_contacts(col_model, full):
         assert KNOWN_GAPS[rel] in str(e), f"{rel} now fails for another reason: {e}"
         return
     assert rel not in KNOWN_GAPS, f"{rel} collides now: remove it from KNOWN_GAPS"
+    if rel in KNOWN_BROADPHASE:
+        with pytest.raises(AssertionError):
+            compare_states(ours, ref, pd, md, rel, full)
+        return
+    compare_states(ours, ref, pd, md, rel, full)
+
+
+def compare_states(ours, ref, pd, md, rel, full):
     for k, (q, mp, mq) in enumerate(mujoco_states(ref, 50 if full else 10, seed=len(rel))):
         for d in (pd, md):
             d.qpos[:] = q
