@@ -339,8 +339,8 @@ EOF
 check_stage post "post.h" -O
 
 # collision (csrc/kern/collide*.h): the driver with every narrow-phase routine, through the
-# generated layout plus a stand-in contact buffer with pxContact's fields (the GPU layout has no
-# contact records yet), fp64 and fp32, linted like the shaders
+# generated layout plus stand-in buffers for the contact records (pxContact's fields) and the
+# broad phase's scratch (the GPU layout has neither yet), fp64 and fp32, linted like the shaders
 stage_shader collide
 cat >>"$tmp/collide_check.comp" <<'EOF'
 struct PxContact {
@@ -352,6 +352,11 @@ layout(std430, set = 1, binding = 0) buffer PxContacts { int pxncon; int pxnconm
 #define PXK_CON(i) pxcon[i]
 #define PXK_NCON pxncon
 #define PXK_NCONMAX pxnconmax
+layout(std430, set = 1, binding = 1) buffer PxColScratch { int pxnbpmax; PX_REAL pxscrr[]; };
+layout(std430, set = 1, binding = 2) buffer PxColScratchI { int pxscri[]; };
+#define PXK_SCR_R(i) pxscrr[i]
+#define PXK_SCR_I(i) pxscri[i]
+#define PXK_NBPMAX pxnbpmax
 #include "kern/collide.h"
 void main() {
   PX_CHECK_BEGIN();

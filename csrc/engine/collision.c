@@ -2,6 +2,7 @@
 // The CPU executor of collision detection (csrc/kern/collide.h): contact capacity, the check
 // that every geom pair a model can bring together has a narrow-phase routine, mj_collision and
 // the single-pair narrow phase the conformance tests drive.
+#include <limits.h>
 #include <string.h>
 
 #include "kern/prelude_c.h"
@@ -58,6 +59,34 @@ int px_contactCapacity(const pxModel* m) {
   return sum < PX_NCONMAX_CAP ? (int)sum : PX_NCONMAX_CAP;
 }
 
+int px_bodyPairCapacity(const pxModel* m) {
+  long n = 0;
+  for (int b1 = 0; b1 < m->nbody; b1++) {
+    if (!m->body_contype[b1] && !m->body_conaffinity[b1]) continue;
+    for (int b2 = b1 + 1; b2 < m->nbody; b2++) {
+      if (!m->body_contype[b2] && !m->body_conaffinity[b2]) continue;
+      if (!pxk_colBodyPairOff(m, NULL, b1, b2)) n++;
+    }
+  }
+  return n < INT_MAX ? (int)n : INT_MAX;
+}
+
+// the most geoms on one body (the midphase's trees)
+static long maxBodyGeoms(const pxModel* m) {
+  long g = 0;
+  for (int b = 0; b < m->nbody; b++) g = m->body_geomnum[b] > g ? m->body_geomnum[b] : g;
+  return g;
+}
+
+long px_colScratchReals(const pxModel* m) {
+  return 10L * m->nbody + 12L * m->ngeom + 3L * maxBodyGeoms(m);
+}
+
+long px_colScratchInts(const pxModel* m, int nbpmax) {
+  long g = maxBodyGeoms(m);
+  return 9L * m->nbody + nbpmax + 1 + 6L * m->ngeom + 17L * g + g * g;
+}
+
 static const char* geomTypeName(int t) {
   static const char* const names[PX_NGEOMTYPES] = {
       "plane", "hfield", "sphere", "capsule", "ellipsoid", "cylinder", "box", "mesh", "sdf"};
@@ -78,6 +107,15 @@ static int convexRoute(int t1, int t2) {
   if (t1 == PX_GEOM_CAPSULE) return t2 != PX_GEOM_CAPSULE && t2 != PX_GEOM_BOX;
   if (t1 == PX_GEOM_BOX) return t2 == PX_GEOM_MESH;
   return 1;
+}
+
+// 1 when findMissing may refuse a pair of these types (ascending) for the model's options
+static int typesMayBeRefused(const pxModel* m, int t1, int t2) {
+  if (convexRoute(t1, t2) &&
+      ((m->opt.disableflags & PX_DSBL_NATIVECCD) || m->opt.ccd_iterations > PXK_CCD_MAXIT)) {
+    return 1;
+  }
+  return 0;
 }
 
 // the first static geom pair phalanx cannot collide as MuJoCo does, with the reason
@@ -112,6 +150,34 @@ pxtStatus px_collisionCheck(const pxModel* m, pxStatus* st) {
   if (m->opt.enableflags & PX_ENBL_SLEEP) {
     return PX_FAIL(st, PX_ERR_UNSUPPORTED, "collision: sleep (enableflags sleep) is not supported");
   }
+  if (m->nbody > 32767) {
+    return PX_FAIL(st, PX_ERR_UNSUPPORTED,
+                   "collision: %d bodies; the broad phase's body-pair signatures hold 32767",
+                   m->nbody);
+  }
+  // quick accept: every pair of the geom types that can collide has a routine (or none exists)
+  int present[PX_NGEOMTYPES] = {0};
+  for (int g = 0; g < m->ngeom; g++) {
+    int t = m->geom_type[g];
+    if (t >= 0 && t < PX_NGEOMTYPES && (m->geom_contype[g] || m->geom_conaffinity[g]))
+      present[t] = 1;
+  }
+  for (int p = 0; p < m->npair; p++) {
+    int t = m->geom_type[m->pair_geom1[p]], u = m->geom_type[m->pair_geom2[p]];
+    if (t >= 0 && t < PX_NGEOMTYPES) present[t] = 1;
+    if (u >= 0 && u < PX_NGEOMTYPES) present[u] = 1;
+  }
+  // (a pair of present types that findMissing could refuse sends the check to the pair walk)
+  int allKnown = 1;
+  for (int t1 = 0; t1 < PX_NGEOMTYPES; t1++) {
+    for (int t2 = t1; t2 < PX_NGEOMTYPES; t2++) {
+      if (present[t1] && present[t2] && pxk_narrowExists(t1, t2) &&
+          (!pxk_narrowSupported(t1, t2) || typesMayBeRefused(m, t1, t2))) {
+        allKnown = 0;
+      }
+    }
+  }
+  if (allKnown) return PX_OK;
   missingPair mp;
   if (staticPairs(m, findMissing, &mp)) {
     int t1 = m->geom_type[mp.g1], t2 = m->geom_type[mp.g2];
@@ -137,6 +203,35 @@ int px_narrowphase(const pxModel* m, pxData* d, int g1, int g2, double margin) {
     memcpy(frame, d->contact[i].frame, sizeof(frame));
     pxk_makeFrame(frame);
     memcpy(d->contact[i].frame, frame, sizeof(frame));
+  }
+  return n;
+}
+
+void px_eig3(double eigval[3], double eigvec[9], double quat[4], const double mat[9]) {
+  pxk_eig3(eigval, eigvec, quat, mat);
+}
+
+double px_roundF32(double x) {
+  return pxk_roundF32(x);
+}
+
+int px_broadphase(const pxModel* m, pxData* d) {
+  if (m->nbody < 2) return 0;
+  return pxk_broadphase(m, d);
+}
+
+int px_bvh(const pxModel* m, pxData* d, int body, double* aabb, int* child, int* nodeid) {
+  int nmax = 0;
+  for (int b = 0; b < m->nbody; b++) nmax = m->body_geomnum[b] > nmax ? m->body_geomnum[b] : nmax;
+  if (m->body_geomnum[body] == 0) return 0;
+  pxk_bvhBuildAll(m, d, nmax);
+  int n = d->colscr_i[pxk_bvhIB(m, d) + 1 + body];
+  int ti = pxk_bvhTI(m, d), tb = 2 * m->ngeom, s = 2 * m->body_geomadr[body];
+  for (int i = 0; i < n; i++) {
+    for (int k = 0; k < 6; k++) aabb[6 * i + k] = d->colscr_r[10 * m->nbody + 6 * (s + i) + k];
+    child[2 * i] = d->colscr_i[ti + s + i];
+    child[2 * i + 1] = d->colscr_i[ti + tb + s + i];
+    nodeid[i] = d->colscr_i[ti + 2 * tb + s + i];
   }
   return n;
 }

@@ -153,6 +153,11 @@ pxWorlds* px_makeWorlds(const pxModel* m, int nworld, pxStatus* st) {
   size_t ncontact = (size_t)nworld * ((size_t)nconmax + PX_MAXCONPAIR);
   off += alignUp(ncontact * sizeof(pxContact));
   off += alignUp((size_t)nworld * sizeof(int));
+  int nbpmax = px_bodyPairCapacity(m);
+  size_t nscr_r = (size_t)nworld * (size_t)px_colScratchReals(m);
+  size_t nscr_i = (size_t)nworld * (size_t)px_colScratchInts(m, nbpmax);
+  off += alignUp(nscr_r * sizeof(pxtNum));
+  off += alignUp(nscr_i * sizeof(int));
   if (off > limit) {
     free(w);
     PX_FAIL(st, PX_ERR_NOMEM, "%d worlds need %zu bytes, more than the limit of %zu", nworld, off,
@@ -182,7 +187,12 @@ pxWorlds* px_makeWorlds(const pxModel* m, int nworld, pxStatus* st) {
   w->contact = (pxContact*)(void*)(buf + off);
   off += alignUp(ncontact * sizeof(pxContact));
   w->ncon = (int*)(void*)(buf + off);
+  off += alignUp((size_t)nworld * sizeof(int));
+  w->colscr_r = (pxtNum*)(void*)(buf + off);
+  off += alignUp(nscr_r * sizeof(pxtNum));
+  w->colscr_i = (int*)(void*)(buf + off);
   w->nconmax = nconmax;
+  w->nbpmax = nbpmax;
   for (int i = 0; i < nworld; i++) px_resetWorld(m, w, i);
   return w;
 }
@@ -204,6 +214,9 @@ void px_worldView(const pxWorlds* w, int world, pxData* d) {
   d->contact = w->contact + (size_t)world * ((size_t)w->nconmax + PX_MAXCONPAIR);
   d->ncon = w->ncon + world;
   d->nconmax = w->nconmax;
+  d->colscr_r = w->colscr_r + (size_t)world * (size_t)px_colScratchReals(m);
+  d->colscr_i = w->colscr_i + (size_t)world * (size_t)px_colScratchInts(m, w->nbpmax);
+  d->nbpmax = w->nbpmax;
 }
 
 void px_resetWorld(const pxModel* m, pxWorlds* w, int world) {

@@ -5,11 +5,10 @@
 //
 // Order. MuJoCo sorts the body pairs its broad phase finds by signature (body1 << 16) + body2,
 // merges the explicit <pair>s in by their signature (those of a signature ahead of its dynamic
-// pairs), and collides the geoms of a body pair by ascending first, then second geom (its
-// midphase sorts its contacts back into that order). Every broad phase MuJoCo runs is
-// conservative: a body pair it drops has no geom pair within margin + gap. So walking every body
-// pair b1 < b2 in index order, with the same static filters and the same per-geom-pair bounding
-// test, yields MuJoCo's contacts in MuJoCo's order; the walk depends only on the state.
+// pairs), and collides the geoms of a body pair by ascending geom of body 1, then of body 2, or,
+// through its midphase, sorted by (geom[0], geom[1]) where geom[0] is the one of lower type.
+// Its broad phase is not conservative (float32 sweep and prune, bounds without gaps under the
+// override flag), so collide_broad.h reproduces it: the walk depends only on the state.
 //
 // Contacts. A narrow-phase routine (collide_*.h) writes pre-contacts (dist, pos, normal in
 // frame[0..2], tangent in frame[3..5]) into the records from PXK_NCON on; the driver keeps them
@@ -494,60 +493,65 @@ PX_FN int pxk_colIsPair(PX_MDC int g1, int g2, int startadr, int pairadr) {
   return 0;
 }
 
-// sort records lo..hi-1 by (geom[0], geom[1]), stably: MuJoCo's midphase sorts the contacts of
-// a body pair so (its mj_collideTree visits geom pairs in tree order); as geom[0] is the geom of
-// lower type, this differs from the first-body-first order of the other routes
-PX_FN void pxk_colSortMidphase(PX_MDC int lo, int hi) {
-  for (int i = lo + 1; i < hi; i++) {
-    int j = i;
-    while (j > lo) {
-      int a0 = PXK_CON(j - 1).geom[0];
-      int a1 = PXK_CON(j - 1).geom[1];
-      int b0 = PXK_CON(j).geom[0];
-      int b1 = PXK_CON(j).geom[1];
-      if (a0 < b0 || (a0 == b0 && a1 <= b1)) break;
-      // swap through the narrow-phase room past the capacity
-      int t = PXK_NCONMAX + PXK_MAXCONPAIR - 1;
-      PXK_CON(t) = PXK_CON(j);
-      PXK_CON(j) = PXK_CON(j - 1);
-      PXK_CON(j - 1) = PXK_CON(t);
-      j = j - 1;
-    }
-  }
-}
+// the broad phase and the midphase's leaf test (mj_broadphase, mj_collideTree)
+#include "kern/collide_broad.h"
 
-// all contacts of this world, in MuJoCo's order (mj_collision)
+// all contacts of this world, in MuJoCo's order (mj_collision): the body pairs of the broad phase
+// ascending by signature, the explicit pairs merged in, each body pair's geom pairs as MuJoCo
+// visits them (one pair for two single-geom bodies; else the midphase, its contacts sorted by
+// (geom[0], geom[1]); else all pairs by ascending geom of body 1, then of body 2)
 PX_FN void pxk_collision(PX_MD) {
   PXK_NCON = 0;
   int dsbl = MOPT(disableflags);
   if ((dsbl & PX_DSBL_CONSTRAINT) != 0 || (dsbl & PX_DSBL_CONTACT) != 0 || MS(nbody) < 2) return;
-  int nbody = MS(nbody);
   int npair = MS(npair);
   int pairadr = 0;
-  for (int b1 = 0; b1 < nbody; b1++) {
+  int midphase = (dsbl & PX_DSBL_MIDPHASE) == 0 ? 1 : 0;
+  int nbp = pxk_broadphase(PX_MDARG);
+  int nmax = 0;  // the most geoms on one body (the midphase's trees)
+  for (int b = 0; b < MS(nbody); b++) nmax = M(body_geomnum, b) > nmax ? M(body_geomnum, b) : nmax;
+  int last = -1;
+  for (int i = 0; i < nbp; i++) {
+    int sig = PXK_SCR_I(8 * MS(nbody) + i);
+    if (sig == last) continue;
+    last = sig;
+    int b1 = sig / 65536;
+    int b2 = sig - b1 * 65536;
+    // explicit pairs of signature <= sig come first
+    int startadr = pairadr;
+    int merged = 0;
+    while (pairadr < npair && M(pair_signature, pairadr) <= sig) {
+      if (M(pair_signature, pairadr) == sig) merged = 1;
+      pxk_colPair(PX_MDARGC M(pair_geom1, pairadr), M(pair_geom2, pairadr), pairadr);
+      pairadr = pairadr + 1;
+    }
+    if (pxk_colExcluded(PX_MDARGC sig) == 1) continue;
     int n1 = M(body_geomnum, b1);
-    if (n1 == 0) continue;
-    if (M(body_contype, b1) == 0 && M(body_conaffinity, b1) == 0) continue;
-    for (int b2 = b1 + 1; b2 < nbody; b2++) {
-      int n2 = M(body_geomnum, b2);
-      if (n2 == 0) continue;
-      if (M(body_contype, b2) == 0 && M(body_conaffinity, b2) == 0) continue;
-      if (pxk_colBodyPairOff(PX_MDARGC b1, b2) == 1) continue;
-      int sig = b1 * 65536 + b2;
-      // explicit pairs of signature <= sig come first
-      int startadr = pairadr;
-      int merged = 0;
-      while (pairadr < npair && M(pair_signature, pairadr) <= sig) {
-        if (M(pair_signature, pairadr) == sig) merged = 1;
-        pxk_colPair(PX_MDARGC M(pair_geom1, pairadr), M(pair_geom2, pairadr), pairadr);
-        pairadr = pairadr + 1;
-      }
-      if (pxk_colExcluded(PX_MDARGC sig) == 1) continue;
-      int a1 = M(body_geomadr, b1);
-      int a2 = M(body_geomadr, b2);
-      int first = PXK_NCON;
-      for (int g1 = a1; g1 < a1 + n1; g1++) {
-        for (int g2 = a2; g2 < a2 + n2; g2++) {
+    int n2 = M(body_geomnum, b2);
+    int a1 = M(body_geomadr, b1);
+    int a2 = M(body_geomadr, b2);
+    int mid = (midphase == 1 && (n1 != 1 || n2 != 1)) ? 1 : 0;
+    if (mid == 1) pxk_collideTree(PX_MDARGC b1, b2, nmax);
+    // the midphase's order: by the geom of the lower type (of body 1 on a tie), then the other;
+    // two passes: first geoms x of the body with the lower geom ids, then those of the other
+    for (int pass = 0; pass < 2; pass++) {
+      int xb1 = (mid == 0 || (a1 <= a2) == (pass == 0)) ? 1 : 0;
+      int ax = xb1 == 1 ? a1 : a2;
+      int nx = xb1 == 1 ? n1 : n2;
+      int ay = xb1 == 1 ? a2 : a1;
+      int ny = xb1 == 1 ? n2 : n1;
+      if (mid == 0 && pass == 1) break;
+      for (int x = ax; x < ax + nx; x++) {
+        for (int y = ay; y < ay + ny; y++) {
+          int g1 = xb1 == 1 ? x : y;
+          int g2 = xb1 == 1 ? y : x;
+          if (mid == 1) {
+            int t1 = M(geom_type, g1);
+            int t2 = M(geom_type, g2);
+            int first1 = t1 <= t2 ? 1 : 0;  // g1 becomes geom[0]
+            if (first1 != xb1) continue;
+            if (pxk_treeMarked(PX_MDARGC b1, b2, g1, g2, nmax) == 0) continue;
+          }
           if (merged == 1 && pxk_colIsPair(PX_MDARGC g1, g2, startadr, pairadr) == 1) continue;
           if (pxk_colBitmaskOff(M(geom_contype, g1), M(geom_conaffinity, g1), M(geom_contype, g2),
                                 M(geom_conaffinity, g2)) == 1) {
@@ -555,10 +559,6 @@ PX_FN void pxk_collision(PX_MD) {
           }
           pxk_colPair(PX_MDARGC g1, g2, -1);
         }
-      }
-      // body pairs other than two single-geom bodies go through MuJoCo's midphase
-      if ((dsbl & PX_DSBL_MIDPHASE) == 0 && (n1 > 1 || n2 > 1)) {
-        pxk_colSortMidphase(PX_MDARGC first, PXK_NCON);
       }
     }
   }

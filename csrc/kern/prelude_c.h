@@ -116,5 +116,9 @@ static inline float px_bitsMakeFlt(uint32_t u) {
 #define PXK_CON(i) (d->contact[i])
 #define PXK_NCON (d->ncon[0])
 #define PXK_NCONMAX (d->nconmax)
+// this world's collision scratch (csrc/kern/collide_broad.h): reals, ints, body-pair capacity
+#define PXK_SCR_R(i) (d->colscr_r[i])
+#define PXK_SCR_I(i) (d->colscr_i[i])
+#define PXK_NBPMAX (d->nbpmax)
 
 #endif  // PX_KERN_PRELUDE_C_H_

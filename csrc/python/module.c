@@ -1295,6 +1295,124 @@ static PyObject* py_narrowphase(PyObject* mod, PyObject* args) {
   return Py_BuildValue("(NNN)", dist, pos, frame);
 }
 
+// _eig3(mat (9,)) -> (eigval (3,), eigvec (9,), quat (4,)): collide_broad.h's mju_eig3 (tests)
+static PyObject* py_eig3(PyObject* mod, PyObject* args) {
+  (void)mod;
+  PyObject* obj;
+  if (!PyArg_ParseTuple(args, "O:_eig3", &obj)) return NULL;
+  PyArrayObject* a =
+      (PyArrayObject*)PyArray_FROMANY(obj, NPY_FLOAT64, 1, 1, NPY_ARRAY_C_CONTIGUOUS);
+  if (!a) return NULL;
+  if (PyArray_SIZE(a) != 9) {
+    Py_DECREF(a);
+    PyErr_SetString(PyExc_ValueError, "_eig3: expected 9 numbers");
+    return NULL;
+  }
+  npy_intp d3[1] = {3}, d9[1] = {9}, d4[1] = {4};
+  PyObject* val = PyArray_ZEROS(1, d3, NPY_FLOAT64, 0);
+  PyObject* vec = PyArray_ZEROS(1, d9, NPY_FLOAT64, 0);
+  PyObject* quat = PyArray_ZEROS(1, d4, NPY_FLOAT64, 0);
+  if (!val || !vec || !quat) {
+    Py_DECREF(a);
+    Py_XDECREF(val);
+    Py_XDECREF(vec);
+    Py_XDECREF(quat);
+    return NULL;
+  }
+  px_eig3((double*)PyArray_DATA((PyArrayObject*)val), (double*)PyArray_DATA((PyArrayObject*)vec),
+          (double*)PyArray_DATA((PyArrayObject*)quat), (const double*)PyArray_DATA(a));
+  Py_DECREF(a);
+  return Py_BuildValue("(NNN)", val, vec, quat);
+}
+
+// _roundf32(x (n,)) -> (n,): collide_broad.h's rounding to float32 held as doubles (tests)
+static PyObject* py_roundf32(PyObject* mod, PyObject* args) {
+  (void)mod;
+  PyObject* obj;
+  if (!PyArg_ParseTuple(args, "O:_roundf32", &obj)) return NULL;
+  PyArrayObject* a =
+      (PyArrayObject*)PyArray_FROMANY(obj, NPY_FLOAT64, 1, 1, NPY_ARRAY_C_CONTIGUOUS);
+  if (!a) return NULL;
+  npy_intp n = PyArray_SIZE(a);
+  PyObject* out = PyArray_ZEROS(1, &n, NPY_FLOAT64, 0);
+  if (!out) {
+    Py_DECREF(a);
+    return NULL;
+  }
+  const double* x = (const double*)PyArray_DATA(a);
+  double* y = (double*)PyArray_DATA((PyArrayObject*)out);
+  for (npy_intp i = 0; i < n; i++) y[i] = px_roundF32(x[i]);
+  Py_DECREF(a);
+  return out;
+}
+
+// _broadphase(model, data) -> int64 (n,): the body-pair signatures (b1 << 16) + b2 of
+// mj_broadphase, ascending and de-duplicated, after kinematics (tests)
+static PyObject* py_broadphase(PyObject* mod, PyObject* args) {
+  (void)mod;
+  PyObject *model, *data;
+  if (!PyArg_ParseTuple(args, "OO:_broadphase", &model, &data)) return NULL;
+  if (!checkPair(model, data, "_broadphase")) return NULL;
+  DataObject* dob = (DataObject*)data;
+  const pxModel* m = ((ModelObject*)model)->m;
+  int n = 0;
+  PX_RUN_CLAIMED(dob, (ModelObject*)model, "_broadphase", n = px_broadphase(m, &dob->d))
+  npy_intp dn[1] = {n};
+  PyObject* out = PyArray_ZEROS(1, dn, NPY_INT64, 0);
+  if (!out) return NULL;
+  const int* sig = dob->d.colscr_i + 8 * (size_t)m->nbody;
+  for (int i = 0; i < n; i++) ((long long*)PyArray_DATA((PyArrayObject*)out))[i] = sig[i];
+  return out;
+}
+
+// _bvh(model, data, body) -> (aabb (n, 6), child (n, 2), nodeid (n,)): the midphase's tree of
+// one body as collide_broad.h builds it (tests; compare MjModel.bvh_*)
+static PyObject* py_bvh(PyObject* mod, PyObject* args) {
+  (void)mod;
+  PyObject *model, *data;
+  int body;
+  if (!PyArg_ParseTuple(args, "OOi:_bvh", &model, &data, &body)) return NULL;
+  if (!checkPair(model, data, "_bvh")) return NULL;
+  DataObject* dob = (DataObject*)data;
+  const pxModel* m = ((ModelObject*)model)->m;
+  if (body < 0 || body >= m->nbody) {
+    PyErr_Format(PyExc_ValueError, "_bvh: body %d out of range", body);
+    return NULL;
+  }
+  int cap = 2 * m->body_geomnum[body] + 1;
+  double* aabb = (double*)malloc(sizeof(double) * 6 * (size_t)cap);
+  int* child = (int*)malloc(sizeof(int) * 2 * (size_t)cap);
+  int* nodeid = (int*)malloc(sizeof(int) * (size_t)cap);
+  if (!aabb || !child || !nodeid) {
+    free(aabb);
+    free(child);
+    free(nodeid);
+    return PyErr_NoMemory();
+  }
+  int n = 0;
+  PX_RUN_CLAIMED(dob, (ModelObject*)model, "_bvh",
+                 n = px_bvh(m, &dob->d, body, aabb, child, nodeid))
+  npy_intp d6[2] = {n, 6}, d2[2] = {n, 2}, d1[1] = {n};
+  PyObject* a = PyArray_ZEROS(2, d6, NPY_FLOAT64, 0);
+  PyObject* c = PyArray_ZEROS(2, d2, NPY_INT32, 0);
+  PyObject* id = PyArray_ZEROS(1, d1, NPY_INT32, 0);
+  if (a && c && id) {
+    memcpy(PyArray_DATA((PyArrayObject*)a), aabb, sizeof(double) * 6 * (size_t)n);
+    memcpy(PyArray_DATA((PyArrayObject*)c), child, sizeof(int) * 2 * (size_t)n);
+    memcpy(PyArray_DATA((PyArrayObject*)id), nodeid, sizeof(int) * (size_t)n);
+  }
+  free(aabb);
+  free(child);
+  free(nodeid);
+  if (!a || !c || !id) {
+    Py_XDECREF(a);
+    Py_XDECREF(c);
+    Py_XDECREF(id);
+    return NULL;
+  }
+  return Py_BuildValue("(NNN)", a, c, id);
+}
+
 static PyObject* py_forward(PyObject* mod, PyObject* args) {
   (void)mod;
   return runStatusStage(args, "forward", px_forward);
@@ -2045,6 +2163,12 @@ static PyObject* py_vulkan_available(PyObject* mod, PyObject* unused) {
 static PyMethodDef moduleMethods[] = {
     {"collision", py_collision, METH_VARARGS,
      "collision(model, data): contacts in MuJoCo's order into data.contact (mj_collision)"},
+    {"_eig3", py_eig3, METH_VARARGS, "_eig3(mat) -> (eigval, eigvec, quat): mju_eig3 (tests)"},
+    {"_roundf32", py_roundf32, METH_VARARGS, "_roundf32(x) -> x rounded to float32 (tests)"},
+    {"_broadphase", py_broadphase, METH_VARARGS,
+     "_broadphase(model, data) -> body-pair signatures of the broad phase (tests)"},
+    {"_bvh", py_bvh, METH_VARARGS,
+     "_bvh(model, data, body) -> (aabb, child, nodeid): the midphase's tree of a body (tests)"},
     {"_narrowphase", py_narrowphase, METH_VARARGS,
      "_narrowphase(model, data, g1, g2, margin) -> (dist, pos, frame): one geom pair's "
      "narrow phase (tests)"},

@@ -39,16 +39,7 @@ KNOWN_GAPS = {}
 
 # models whose contacts differ because MuJoCo's broad phase is not conservative (docs/collision.md):
 # the comparison must fail for them (a listed model that matches is a failure: remove it)
-KNOWN_BROADPHASE = {
-    "mujoco/test/engine/testdata/actuation/actearly.xml":
-        "float32 sweep-and-prune drops exactly touching spheres",
-    # boxes stacked face to face (meshes with float vertices overlap by 1.5e-9): MuJoCo keeps
-    # only the touching pairs its float32 sweep sorts the right way; every contact MuJoCo reports
-    # is matched bit for bit (measured: 50 states, 7688 contacts), the extra ones are pairs
-    # touching at dist -1.5e-9
-    "mujoco/test/engine/testdata/collision_convex/stacked_boxes.xml":
-        "float32 sweep-and-prune drops exactly touching boxes",
-}
+KNOWN_BROADPHASE = {}
 
 WORST = {"err": 0.0, "model": "", "states": 0, "contacts": 0}
 

@@ -46,6 +46,9 @@ typedef struct {
   pxContact* contact;  // contact records (nconmax + PX_MAXCONPAIR: the tail is narrow-phase room)
   int* ncon;           // number of contacts in `contact` (one int in the world storage)
   int nconmax;         // contact capacity of every world of this storage
+  pxtNum* colscr_r;    // collision scratch, reals (px_colScratchReals)
+  int* colscr_i;       // collision scratch, ints (px_colScratchInts)
+  int nbpmax;          // body-pair capacity of the broad phase (px_bodyPairCapacity)
   pxStatus status;     // sticky status of this world
 } pxData;
 
@@ -60,6 +63,9 @@ typedef struct {
   pxContact* contact;  // (nworld, nconmax + PX_MAXCONPAIR)
   int* ncon;           // (nworld)
   int nconmax;         // contact capacity per world (px_contactCapacity)
+  pxtNum* colscr_r;    // (nworld, px_colScratchReals): broad-phase scratch, not state
+  int* colscr_i;       // (nworld, px_colScratchInts)
+  int nbpmax;          // px_bodyPairCapacity
   void* buffer;
   size_t nbuffer;
 } pxWorlds;
@@ -83,6 +89,19 @@ long px_dataFieldSize(const pxModel* m, const char* name);
 void px_kinematics(const pxModel* m, pxData* d);
 
 int px_contactCapacity(const pxModel* m);
+// body pairs the broad phase can return (those the static filters pass) and the sizes of the
+// per-world collision scratch (csrc/kern/collide_broad.h) for that capacity
+int px_bodyPairCapacity(const pxModel* m);
+long px_colScratchReals(const pxModel* m);
+long px_colScratchInts(const pxModel* m, int nbpmax);
+// test hooks of collide_broad.h: mju_eig3, C's (float) rounding, and mj_broadphase's body pairs
+// (returns their number; the signatures are at d->colscr_i + 8 * nbody)
+void px_eig3(double eigval[3], double eigvec[9], double quat[4], const double mat[9]);
+double px_roundF32(double x);
+int px_broadphase(const pxModel* m, pxData* d);
+// the midphase's tree of body (as the compiler's bvh_aabb, bvh_child, bvh_nodeid; arrays of
+// 6 * ngeomOfBody, 2 * ... and ... entries suffice); returns its number of nodes
+int px_bvh(const pxModel* m, pxData* d, int body, double* aabb, int* child, int* nodeid);
 pxtStatus px_collisionCheck(const pxModel* m, pxStatus* st);
 pxtStatus px_collision(const pxModel* m, pxData* d, pxStatus* st);
 int px_narrowphase(const pxModel* m, pxData* d, int g1, int g2, double margin);
