@@ -6,6 +6,8 @@
 //   2. if needed, build the convex hull with Qhull ("qhull Qt", plus "Q9 TA<maxhullvert-4>")
 //      on the untransformed vertices and lay it out as MuJoCo's mesh_graph; a mesh without
 //      faces takes the hull's triangles as its faces;
+//      the hull's coplanar triangles are merged into polygons (MuJoCo's MakePolygons, in its
+//      order), whose normals are computed on the final vertices;
 //   3. compute the volume (or, for inertia="shell", the surface area), the center of mass and
 //      the inertia per unit density: from the hull for inertia="convex", from the faces with
 //      signed volumes for "exact", with absolute volumes for "legacy" (MuJoCo's default);
@@ -22,7 +24,7 @@
 //   pxc_defaultMeshDef(&def);                      // then copy scale, inertia, ... from the spec
 //   def.needhull = <a geom of type mesh collides>;
 //   pxc_meshProcess(&mesh, &def, st);
-//   ... copy mesh.vert, mesh.face, mesh.graph, mesh.pos, mesh.quat into the model ...
+//   ... copy mesh.vert, mesh.face, mesh.graph, mesh.poly*, mesh.pos, mesh.quat into the model ...
 //   pxc_meshFree(&mesh);
 //
 // Geom mass and inertia (MuJoCo's mjCGeom for type="mesh"): volume = pxc_meshVolumeRef(&mesh),
