@@ -13,6 +13,9 @@
 //     their indices (a negative scale product swaps the winding); volume, center of mass and
 //     inertia follow ComputeVolume / ComputeSurfaceArea / ComputeInertia with the same
 //     floating-point operation order, so that results match to the last bit in most cases.
+//   - MakePolygons: the hull's coplanar triangles merged into polygons, emitted in the
+//     iteration order of MuJoCo's std::unordered_map (libc++'s, reproduced below); normals from
+//     the final vertices.
 // The compiler-side checks (at least 4 vertices, valid face indices, finite coordinates,
 // degenerate hulls, inconsistent orientation for exact inertia, small volume, triangle
 // inequality of the principal moments) give MuJoCo's messages, prefixed with the mesh name.
