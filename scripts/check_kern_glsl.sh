@@ -338,9 +338,10 @@ void main() {
 EOF
 check_stage post "post.h" -O
 
-# collision (csrc/kern/collide*.h): the driver with every narrow-phase routine, through the
-# generated layout plus stand-in buffers for the contact records (pxContact's fields) and the
-# broad phase's scratch (the GPU layout has neither yet), fp64 and fp32, linted like the shaders
+# collision (csrc/kern/collide*.h): the driver with every narrow-phase routine and the geom
+# distance (collide_dist.h), through the generated layout plus stand-in buffers for the contact
+# records (pxContact's fields) and the broad phase's scratch (the GPU layout has neither yet),
+# fp64 and fp32, linted like the shaders
 stage_shader collide
 cat >>"$tmp/collide_check.comp" <<'EOF'
 struct PxContact {
@@ -358,9 +359,14 @@ layout(std430, set = 1, binding = 2) buffer PxColScratchI { int pxscri[]; };
 #define PXK_SCR_I(i) pxscri[i]
 #define PXK_NBPMAX pxnbpmax
 #include "kern/collide.h"
+#include "kern/collide_dist.h"
 void main() {
   PX_CHECK_BEGIN();
   pxk_collision();
+  precise PX_REAL fromto[6];
+  precise PX_REAL dist = pxk_geomDistance(0, 1, D(qpos, 0), fromto);
+  for (int k = 0; k < 6; k++) D(qvel, k) = fromto[k];
+  D(qvel, 6) = dist;
 }
 EOF
 check_stage collide "collide*.h" -O0

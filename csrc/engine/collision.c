@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // The CPU executor of collision detection (csrc/kern/collide.h): contact capacity, the check
 // that every geom pair a model can bring together has a narrow-phase routine, mj_collision and
-// the single-pair narrow phase the conformance tests drive.
+// the single-pair narrow phase the conformance tests drive, and mj_geomDistance.
 #include <limits.h>
 #include <string.h>
 
 #include "kern/prelude_c.h"
 
 #include "kern/collide.h"
+#include "kern/collide_dist.h"
 
 // Contact capacity per world when <size nconmax> is absent: the sum of MuJoCo's per-pair maxima
 // over the geom pairs that pass the static filters, capped (overflow counts CONTACTFULL)
@@ -205,6 +206,42 @@ int px_narrowphase(const pxModel* m, pxData* d, int g1, int g2, double margin) {
     memcpy(d->contact[i].frame, frame, sizeof(frame));
   }
   return n;
+}
+
+pxtStatus px_geomDistance(const pxModel* m, pxData* d, int geom1, int geom2, double distmax,
+                          double* fromto, double* dist, pxStatus* st) {
+  if (geom1 < 0 || geom2 < 0 || geom1 >= m->ngeom || geom2 >= m->ngeom) {
+    return PX_FAIL(st, PX_ERR_ARG, "geomDistance: geom ids must be in [0, %d), got %d and %d",
+                   m->ngeom, geom1, geom2);
+  }
+  int t1 = m->geom_type[geom1], t2 = m->geom_type[geom2];
+  if (t1 > t2) {
+    int t = t1;
+    t1 = t2;
+    t2 = t;
+  }
+  // the routes MuJoCo takes through code phalanx does not have
+  const char* why = NULL;
+  if (pxk_narrowExists(t1, t2) && t2 != PX_GEOM_SDF) {
+    if (!pxk_narrowSupported(t1, t2)) {
+      why = "collider";
+    } else if (convexRoute(t1, t2) && (m->opt.disableflags & PX_DSBL_NATIVECCD)) {
+      why = "collider with nativeccd disabled (MuJoCo's libccd path)";
+    } else if ((convexRoute(t1, t2) || (t1 == PX_GEOM_BOX && t2 == PX_GEOM_BOX)) &&
+               m->opt.ccd_iterations > PXK_CCD_MAXIT &&
+               !(m->opt.disableflags & PX_DSBL_NATIVECCD)) {
+      why = "distance with ccd_iterations above 256";
+    }
+  }
+  if (why) {
+    return PX_FAIL(st, PX_ERR_UNSUPPORTED,
+                   "geomDistance: the %s-%s %s (geoms %d and %d) is not supported yet",
+                   geomTypeName(t1), geomTypeName(t2), why, geom1, geom2);
+  }
+  double ft[6];
+  *dist = pxk_geomDistance(m, d, geom1, geom2, distmax, ft);
+  if (fromto) memcpy(fromto, ft, sizeof(ft));
+  return PX_OK;
 }
 
 void px_eig3(double eigval[3], double eigvec[9], double quat[4], const double mat[9]) {

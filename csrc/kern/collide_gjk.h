@@ -2490,11 +2490,15 @@ PX_FN void pxk_ccdInflate(PX_INOUT(PX_REAL, sr, PXK_SR), PX_REAL m1, PX_REAL m2)
   sr[PXK_SR_DIST] = sr[PXK_SR_DIST] - mm;
 }
 
-// MuJoCo's mjc_ccd with no distance cutoff: negative result for penetration, the witness pairs
-// in the status (x1, x2, dist, nx); maxcon > 1 asks for polygon multi-contact
+// MuJoCo's mjc_ccd: negative result for penetration, the witness pairs in the status (x1, x2,
+// dist, nx); maxcon > 1 asks for polygon multi-contact; cutoff is
+// mjCCDConfig's dist_cutoff: 0 (penetration only: GJK may stop at a separating plane or a
+// containing tetrahedron) or the distance up to which separated geoms are measured (farther:
+// the "infinite" PXK_CCD_MAXLIMIT)
 PX_FN PX_REAL pxk_ccd(PX_MDC PX_INOUT(PX_REAL, sr, PXK_SR), PX_INOUT(int, si, PXK_SI),
                       PX_INOUT(PX_REAL, obj1, PXK_OBJR), PX_INOUT(int, oi1, PXK_OBJI),
-                      PX_INOUT(PX_REAL, obj2, PXK_OBJR), PX_INOUT(int, oi2, PXK_OBJI), int maxcon) {
+                      PX_INOUT(PX_REAL, obj2, PXK_OBJR), PX_INOUT(int, oi2, PXK_OBJI), int maxcon,
+                      PX_REAL cutoff) {
   // centres (mjc_center): a height-field prism's object carries its mean vertex as position
   for (int k = 0; k < 3; k++) {
     sr[PXK_SR_X1 + k] = obj1[PXK_OBJ_POS + k];
@@ -2508,7 +2512,7 @@ PX_FN PX_REAL pxk_ccd(PX_MDC PX_INOUT(PX_REAL, sr, PXK_SR), PX_INOUT(int, si, PX
   sr[PXK_SR_TOL] = MOPT(ccd_tolerance);
   si[PXK_SI_MAXIT] = MOPT(ccd_iterations);
   si[PXK_SI_MAXCON] = maxcon;
-  sr[PXK_SR_CUTOFF] = PX_ZERO;
+  sr[PXK_SR_CUTOFF] = cutoff;
 
   // spheres and capsules shrink to a point and a segment for a first GJK distance
   int t1 = oi1[PXK_OBJ_TYPE];
@@ -2534,7 +2538,7 @@ PX_FN PX_REAL pxk_ccd(PX_MDC PX_INOUT(PX_REAL, sr, PXK_SR), PX_INOUT(int, si, PX
     PXR fs = full1 + full2;
     sr[PXK_SR_CUTOFF] = sr[PXK_SR_CUTOFF] + fs;
     pxk_ccdGjk(PX_MDARGC sr, si, obj1, oi1, obj2, oi2);
-    sr[PXK_SR_CUTOFF] = PX_ZERO;
+    sr[PXK_SR_CUTOFF] = cutoff;
     obj1[PXK_OBJ_MARGIN] = margin1;
     obj2[PXK_OBJ_MARGIN] = margin2;
     oi1[PXK_OBJ_MODE] = PXK_SUPP_GEOM;
@@ -2616,7 +2620,7 @@ PX_FN int pxk_ccdPenetration(PX_MDC PX_INOUT(PX_REAL, obj1, PXK_OBJR), PX_INOUT(
   for (int i = 0; i < PXK_SI; i++) {
     si[i] = 0;
   }
-  PXR dist = pxk_ccd(PX_MDARGC sr, si, obj1, oi1, obj2, oi2, maxcon);
+  PXR dist = pxk_ccd(PX_MDARGC sr, si, obj1, oi1, obj2, oi2, maxcon, PX_ZERO);
   if (!(dist < PX_R(0.0))) return 0;
   int nw = si[PXK_SI_NX];
   int cnt = 0;

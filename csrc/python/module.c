@@ -1295,6 +1295,63 @@ static PyObject* py_narrowphase(PyObject* mod, PyObject* args) {
   return Py_BuildValue("(NNN)", dist, pos, frame);
 }
 
+// geomDistance(model, data, geom1, geom2, distmax, fromto=None) -> float: mj_geomDistance; a
+// given fromto (a writable C-contiguous float64 array of 6 elements, any shape, as MuJoCo's
+// bindings accept) gets the closest points on geom1 and geom2
+static PyObject* py_geomDistance(PyObject* mod, PyObject* args) {
+  (void)mod;
+  PyObject *model, *data, *ftobj = Py_None;
+  int g1, g2;
+  double distmax;
+  if (!PyArg_ParseTuple(args, "OOiid|O:geomDistance", &model, &data, &g1, &g2, &distmax, &ftobj)) {
+    return NULL;
+  }
+  if (!checkPair(model, data, "geomDistance")) return NULL;
+  DataObject* dob = (DataObject*)data;
+  const pxModel* m = ((ModelObject*)model)->m;
+  if (!idArg(g1, m->ngeom, "geomDistance", "geom1")) return NULL;
+  if (!idArg(g2, m->ngeom, "geomDistance", "geom2")) return NULL;
+  double* fromto = NULL;
+  if (ftobj != Py_None) {
+    PyArrayObject* a = PyArray_Check(ftobj) ? (PyArrayObject*)ftobj : NULL;
+    if (!a || PyArray_TYPE(a) != NPY_FLOAT64 || !PyArray_IS_C_CONTIGUOUS(a) ||
+        !PyArray_ISWRITEABLE(a) || PyArray_SIZE(a) != 6) {
+      PyObject* shape = a ? PyObject_GetAttrString(ftobj, "shape") : NULL;
+      PyObject* dtype = a ? PyObject_GetAttrString(ftobj, "dtype") : NULL;
+      if (a && (!shape || !dtype)) {
+        Py_XDECREF(shape);
+        Py_XDECREF(dtype);
+        return NULL;
+      }
+      if (a) {
+        PyErr_Format(PyExc_ValueError,
+                     "geomDistance: fromto must be a writable C-contiguous float64 array of 6 "
+                     "elements, got %S %S array%s%s",
+                     dtype, shape, PyArray_IS_C_CONTIGUOUS(a) ? "" : " (not C-contiguous)",
+                     PyArray_ISWRITEABLE(a) ? "" : " (read-only)");
+      } else {
+        PyErr_Format(PyExc_ValueError,
+                     "geomDistance: fromto must be a writable C-contiguous float64 array of 6 "
+                     "elements or None, got %s",
+                     Py_TYPE(ftobj)->tp_name);
+      }
+      Py_XDECREF(shape);
+      Py_XDECREF(dtype);
+      return NULL;
+    }
+    fromto = (double*)PyArray_DATA(a);
+  }
+  double ft[6], dist = distmax;
+  pxStatus st;
+  px_statusClear(&st);
+  pxtStatus code;
+  PX_RUN_CLAIMED(dob, (ModelObject*)model, "geomDistance",
+                 code = px_geomDistance(m, &dob->d, g1, g2, distmax, ft, &dist, &st))
+  if (code != PX_OK) return py_raise(&st);
+  if (fromto) memcpy(fromto, ft, sizeof(ft));
+  return PyFloat_FromDouble(dist);
+}
+
 // _eig3(mat (9,)) -> (eigval (3,), eigvec (9,), quat (4,)): collide_broad.h's mju_eig3 (tests)
 static PyObject* py_eig3(PyObject* mod, PyObject* args) {
   (void)mod;
@@ -2163,6 +2220,9 @@ static PyObject* py_vulkan_available(PyObject* mod, PyObject* unused) {
 static PyMethodDef moduleMethods[] = {
     {"collision", py_collision, METH_VARARGS,
      "collision(model, data): contacts in MuJoCo's order into data.contact (mj_collision)"},
+    {"geomDistance", py_geomDistance, METH_VARARGS,
+     "geomDistance(model, data, geom1, geom2, distmax, fromto=None) -> float: smallest distance "
+     "between two geoms up to distmax, closest points into fromto (mj_geomDistance)"},
     {"_eig3", py_eig3, METH_VARARGS, "_eig3(mat) -> (eigval, eigvec, quat): mju_eig3 (tests)"},
     {"_roundf32", py_roundf32, METH_VARARGS, "_roundf32(x) -> x rounded to float32 (tests)"},
     {"_broadphase", py_broadphase, METH_VARARGS,

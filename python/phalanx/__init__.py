@@ -31,6 +31,7 @@ __all__ = [
     "ObjType",
     "kinematics",
     "collision",
+    "geomDistance",
     "CONTACT_DTYPE",
     "integratePos",
     "differentiatePos",
@@ -376,6 +377,14 @@ def collision(model, data):
     """Contacts of the current kinematics, in MuJoCo's order (mj_collision): data.ncon and
     data.contact. Raises NotImplementedError for a geom pair phalanx cannot collide yet."""
     _core.collision(model, data)
+
+
+def geomDistance(model, data, geom1, geom2, distmax, fromto=None):
+    """Smallest distance between geoms geom1 and geom2, capped at distmax (mj_geomDistance).
+    A given fromto (float64, 6 elements) receives the closest points, on geom1 then on geom2
+    (zeros when the geoms are farther apart than distmax). Negative: penetration depth.
+    Raises NotImplementedError for a pair MuJoCo measures with code phalanx lacks."""
+    return _core.geomDistance(model, data, int(geom1), int(geom2), float(distmax), fromto)
 
 
 def kinematics(model, data):

@@ -105,6 +105,12 @@ int px_bvh(const pxModel* m, pxData* d, int body, double* aabb, int* child, int*
 pxtStatus px_collisionCheck(const pxModel* m, pxStatus* st);
 pxtStatus px_collision(const pxModel* m, pxData* d, pxStatus* st);
 int px_narrowphase(const pxModel* m, pxData* d, int g1, int g2, double margin);
+// Smallest distance between geoms geom1 and geom2 up to distmax (mj_geomDistance) into *dist;
+// fromto (6, may be NULL) gets the closest points, on geom1 then on geom2 (zeros when none was
+// found within distmax). PX_ERR_ARG for geom ids out of range, PX_ERR_UNSUPPORTED for a pair
+// MuJoCo measures with code phalanx lacks (libccd when nativeccd is disabled).
+pxtStatus px_geomDistance(const pxModel* m, pxData* d, int geom1, int geom2, double distmax,
+                          double* fromto, double* dist, pxStatus* st);
 
 // Tendon lengths, paths and Jacobians (ten_length, ten_J, ten_wrapadr/num, wrap_obj/xpos) of one
 // world after kinematics (CPU executor of csrc/kern/tendon.h).
