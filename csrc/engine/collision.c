@@ -112,6 +112,7 @@ static int convexRoute(int t1, int t2) {
 
 // the first static geom pair phalanx cannot collide as MuJoCo does, with the reason
 static int findMissing(const pxModel* m, int g1, int g2, int ipair, void* ctx) {
+  (void)ipair;
   missingPair* mp = (missingPair*)ctx;
   int t1 = m->geom_type[g1], t2 = m->geom_type[g2];
   if (t1 > t2) {
@@ -134,14 +135,6 @@ static int findMissing(const pxModel* m, int g1, int g2, int ipair, void* ctx) {
     mp->why = "collider with ccd_iterations above 256";
     return 1;
   }
-#ifndef PXK_MESH_POLYGONS
-  double bound = pxk_colMargin(m, NULL, g1, g2, ipair) + pxk_colGap(m, NULL, g1, g2, ipair);
-  if (t2 == PX_GEOM_MESH && (t1 == PX_GEOM_BOX || t1 == PX_GEOM_MESH) && bound <= 0 &&
-      !(m->opt.disableflags & PX_DSBL_MULTICCD)) {
-    mp->why = "collider's polygon multi-contact (multiccd at zero margin needs mesh polygons)";
-    return 1;
-  }
-#endif
   return 0;
 }
 
@@ -168,9 +161,6 @@ static int typesSurelyCollide(const pxModel* m) {
           ((m->opt.disableflags & PX_DSBL_NATIVECCD) || m->opt.ccd_iterations > PXK_CCD_MAXIT)) {
         return 0;
       }
-#ifndef PXK_MESH_POLYGONS
-      if (t2 == PX_GEOM_MESH && (t1 == PX_GEOM_BOX || t1 == PX_GEOM_MESH)) return 0;
-#endif
     }
   }
   return 1;

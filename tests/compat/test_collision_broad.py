@@ -192,13 +192,15 @@ def test_float32_tie_drops_touching_boxes():
     assert live > 0
 
 
-def test_stacked_boxes():
-    # MuJoCo's stacked boxes (mesh and primitive), multiccd off (phalanx refuses mesh polygon
-    # multi-contact at zero margin): at rest, touching boxes tie in float32 and MuJoCo drops them
+@pytest.mark.parametrize("multiccd", ["enable", "disable"])
+def test_stacked_boxes(multiccd):
+    # MuJoCo's stacked boxes (mesh and primitive), with the model's multiccd (polygon
+    # multi-contact of the mesh pairs) and without: at rest, touching boxes tie in float32 and
+    # MuJoCo drops them
     path = shared_model("mujoco", "test", "engine", "testdata", "collision_convex",
                         "stacked_boxes.xml")
     with open(path) as f:
-        xml = f.read().replace('<flag multiccd="enable"/>', '<flag multiccd="disable"/>')
+        xml = f.read().replace('<flag multiccd="enable"/>', f'<flag multiccd="{multiccd}"/>')
     pm, mm = both(xml)
     md = mujoco.MjData(mm)
     pd = phalanx.Data(pm)
