@@ -353,10 +353,10 @@ layout(std430, set = 1, binding = 0) buffer PxContacts { int pxncon; int pxnconm
 #define PXK_CON(i) pxcon[i]
 #define PXK_NCON pxncon
 #define PXK_NCONMAX pxnconmax
-layout(std430, set = 1, binding = 1) buffer PxColScratch { int pxnbpmax; PX_REAL pxscrr[]; };
-layout(std430, set = 1, binding = 2) buffer PxColScratchI { int pxscri[]; };
-#define PXK_SCR_R(i) pxscrr[i]
-#define PXK_SCR_I(i) pxscri[i]
+layout(std430, set = 1, binding = 1) buffer PxColScratchR { PX_REAL pxscr_r[]; };
+layout(std430, set = 1, binding = 2) buffer PxColScratchI { int pxnbpmax; int pxscr_i[]; };
+#define PXK_SCR_R(i) pxscr_r[i]
+#define PXK_SCR_I(i) pxscr_i[i]
 #define PXK_NBPMAX pxnbpmax
 #include "kern/collide.h"
 #include "kern/collide_dist.h"

@@ -189,6 +189,17 @@ static pxtStatus setFixed(pxModel* m, pxStatus* st) {
   for (int i = 0; i < m->nbody; i++) ngravcomp += (m->body_gravcomp[i] > 0);
   m->ngravcomp = ngravcomp;
 
+  // largest mesh polygon and largest number of polygons at a mesh vertex (MuJoCo's mj_setConst)
+  int npolygonmax = 0, nmeshdegmax = 0;
+  for (int i = 0; i < m->nmeshpoly; i++) {
+    if (m->mesh_polyvertnum[i] > npolygonmax) npolygonmax = m->mesh_polyvertnum[i];
+  }
+  for (int i = 0; i < m->nmeshvert; i++) {
+    if (m->mesh_polymapnum[i] > nmeshdegmax) nmeshdegmax = m->mesh_polymapnum[i];
+  }
+  m->npolygonmax = npolygonmax;
+  m->nmeshdegmax = nmeshdegmax;
+
   px_actuatorIds(m);
 
   for (int i = 0; i < m->nbody; i++) {

@@ -539,6 +539,14 @@ def test_refused_flags():
     with pytest.raises(NotImplementedError, match="make a new Data"):
         phalanx.forward(ours, d)
     phalanx.forward(ours, phalanx.Data(ours))
+    xml = CONTACTS.replace('<geom type="box" size="0.1 0.1 0.1" condim="3"',
+                           '<geom type="ellipsoid" size="0.1 0.1 0.1" condim="3"')
+    ours = phalanx.Model.from_xml_string(xml)
+    phalanx.forward(ours, phalanx.Data(ours))
+    # a collision route phalanx lacks is refused by forward too
+    ours.opt.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_NATIVECCD)
+    with pytest.raises(NotImplementedError, match="nativeccd"):
+        phalanx.forward(ours, phalanx.Data(ours))
 
 
 def test_contact_rows():

@@ -156,21 +156,16 @@ def test_lengthrange_simulation(extra):
     assert worst["actuator_lengthrange"] <= TOL
 
 
-def test_lengthrange_needs_constraints():
+def test_lengthrange_with_limits():
     # the same muscle with the shoulder limited: MuJoCo simulates with the limit active, and so
-    # does phalanx (the CPU constraint stage); where the simulation needs what phalanx refuses
-    # (the sparse Jacobian here), the range is left NaN and the muscle refused
+    # does phalanx now that it solves constraints
     xml = (LR_XML % "").replace('axis="0 1 0" damping', 'axis="0 1 0" range="-30 30" damping')
     ref = mujoco.MjModel.from_xml_string(xml)
     ours = phalanx.Model.from_xml_string(xml)
-    np.testing.assert_allclose(ours.actuator_lengthrange, ref.actuator_lengthrange, rtol=1e-9)
+    assert np.all(np.isfinite(ours.actuator_lengthrange[0]))
+    np.testing.assert_allclose(ours.actuator_lengthrange, ref.actuator_lengthrange, rtol=1e-9,
+                               atol=1e-12)
     phalanx.forward(ours, phalanx.Data(ours))
-    sparse = xml.replace("<mujoco>", '<mujoco><option jacobian="sparse"/>', 1)
-    ours = phalanx.Model.from_xml_string(sparse)
-    assert np.isnan(ours.actuator_lengthrange[0]).all()  # not computed
-    ours.opt.jacobian = 0
-    with pytest.raises(NotImplementedError, match="lengthrange"):
-        phalanx.forward(ours, phalanx.Data(ours))
 
 
 def test_setconst_arguments():

@@ -143,16 +143,16 @@ typedef struct {
   pxContact* contact;  // contact records (nconmax + PX_MAXCONPAIR: the tail is narrow-phase room)
   int* ncon;           // number of contacts in `contact` (one int in the world storage)
   int nconmax;         // contact capacity of every world of this storage
+  pxtNum* colscr_r;    // collision scratch, reals (px_colScratchReals)
+  int* colscr_i;       // collision scratch, ints (px_colScratchInts)
+  int nbpmax;          // body-pair capacity of the broad phase (px_bodyPairCapacity)
 #define X(type, name, n) type* name;
   PX_EFC_FIELDS(X)
 #undef X
-  int* efc_n;        // PX_EFC_NCOUNT counts (nefc, ne, nf, nl, solver iterations, ...)
-  int nefcmax;       // constraint row capacity of every world of this storage
-  int efcdual;       // rows of the dual solver's Y and AR in this storage (efc_pg_Y, efc_pg_AR)
-  pxtNum* colscr_r;  // collision scratch, reals (px_colScratchReals)
-  int* colscr_i;     // collision scratch, ints (px_colScratchInts)
-  int nbpmax;        // body-pair capacity of the broad phase (px_bodyPairCapacity)
-  pxStatus status;   // sticky status of this world
+  int* efc_n;       // PX_EFC_NCOUNT counts (nefc, ne, nf, nl, solver iterations, ...)
+  int nefcmax;      // constraint row capacity of every world of this storage
+  int efcdual;      // rows of the dual solver's Y and AR in this storage (efc_pg_Y, efc_pg_AR)
+  pxStatus status;  // sticky status of this world
 } pxData;
 
 // World-major storage of nworld worlds over one model.
@@ -162,19 +162,21 @@ typedef struct {
 #define X(type, name, nrow, ncol) type* name; /* (nworld x nrow*ncol) */
   PX_DATA_FIELDS(X)
 #undef X
-  pxtNum* time;                      // (nworld)
-  pxContact* contact;                // (nworld, nconmax + PX_MAXCONPAIR)
-  int* ncon;                         // (nworld)
-  int nconmax;                       // contact capacity per world (px_contactCapacity)
+  pxtNum* time;        // (nworld)
+  pxContact* contact;  // (nworld, nconmax + PX_MAXCONPAIR)
+  int* ncon;           // (nworld)
+  int nconmax;         // contact capacity per world (px_contactCapacity)
+  pxtNum* colscr_r;    // (nworld, px_colScratchReals): broad-phase scratch, not state
+  int* colscr_i;       // (nworld, px_colScratchInts)
+  int nbpmax;          // px_bodyPairCapacity
+  long ncolscr_r;      // per-world sizes of colscr_r and colscr_i
+  long ncolscr_i;
 #define X(type, name, n) type* name; /* (nworld, n) */
   PX_EFC_FIELDS(X)
 #undef X
-  int* efc_n;        // (nworld, PX_EFC_NCOUNT)
-  int nefcmax;       // constraint row capacity per world (px_efcCapacity)
-  int efcdual;       // rows of efc_pg_Y and efc_pg_AR (px_efcDual at allocation)
-  pxtNum* colscr_r;  // (nworld, px_colScratchReals): broad-phase scratch, not state
-  int* colscr_i;     // (nworld, px_colScratchInts)
-  int nbpmax;        // px_bodyPairCapacity
+  int* efc_n;   // (nworld, PX_EFC_NCOUNT)
+  int nefcmax;  // constraint row capacity per world (px_efcCapacity)
+  int efcdual;  // rows of efc_pg_Y and efc_pg_AR (px_efcDual at allocation)
   void* buffer;
   size_t nbuffer;
 } pxWorlds;
@@ -198,6 +200,19 @@ long px_dataFieldSize(const pxModel* m, const char* name);
 void px_kinematics(const pxModel* m, pxData* d);
 
 int px_contactCapacity(const pxModel* m);
+// body pairs the broad phase can return (those the static filters pass) and the sizes of the
+// per-world collision scratch (csrc/kern/collide_broad.h) for that capacity
+int px_bodyPairCapacity(const pxModel* m);
+long px_colScratchReals(const pxModel* m);
+long px_colScratchInts(const pxModel* m, int nbpmax);
+// test hooks of collide_broad.h: mju_eig3, C's (float) rounding, and mj_broadphase's body pairs
+// (returns their number; the signatures are at d->colscr_i + 8 * nbody)
+void px_eig3(double eigval[3], double eigvec[9], double quat[4], const double mat[9]);
+double px_roundF32(double x);
+int px_broadphase(const pxModel* m, pxData* d);
+// the midphase's tree of body (as the compiler's bvh_aabb, bvh_child, bvh_nodeid; arrays of
+// 6 * ngeomOfBody, 2 * ... and ... entries suffice); returns its number of nodes
+int px_bvh(const pxModel* m, pxData* d, int body, double* aabb, int* child, int* nodeid);
 
 // Constraint row capacity per world: <size njmax> when given, else the static bound (every
 // equality's rows, a row per dof and tendon with friction loss, two per limited hinge, slide and
@@ -212,19 +227,6 @@ int px_efcCapacity(const pxModel* m);
 // capacity, at most PX_NEFCDUAL_CAP (such a model's rows beyond it: CNSTRFULL, as beyond nefcmax)
 #define PX_NEFCDUAL_CAP 4096
 int px_efcDual(const pxModel* m);
-// body pairs the broad phase can return (those the static filters pass) and the sizes of the
-// per-world collision scratch (csrc/kern/collide_broad.h) for that capacity
-int px_bodyPairCapacity(const pxModel* m);
-long px_colScratchReals(const pxModel* m);
-long px_colScratchInts(const pxModel* m, int nbpmax);
-// test hooks of collide_broad.h: mju_eig3, C's (float) rounding, and mj_broadphase's body pairs
-// (returns their number; the signatures are at d->colscr_i + 8 * nbody)
-void px_eig3(double eigval[3], double eigvec[9], double quat[4], const double mat[9]);
-double px_roundF32(double x);
-int px_broadphase(const pxModel* m, pxData* d);
-// the midphase's tree of body (as the compiler's bvh_aabb, bvh_child, bvh_nodeid; arrays of
-// 6 * ngeomOfBody, 2 * ... and ... entries suffice); returns its number of nodes
-int px_bvh(const pxModel* m, pxData* d, int body, double* aabb, int* child, int* nodeid);
 pxtStatus px_collisionCheck(const pxModel* m, pxStatus* st);
 pxtStatus px_collision(const pxModel* m, pxData* d, pxStatus* st);
 int px_narrowphase(const pxModel* m, pxData* d, int g1, int g2, double margin);
