@@ -102,12 +102,8 @@ typedef struct {
 // 1 when MuJoCo sends the pair of geom types (ascending) to its general convex collider
 // (mjc_Convex or mjc_ConvexHField), whose algorithm the nativeccd flag selects
 static int convexRoute(int t1, int t2) {
-  if (t1 == PX_GEOM_HFIELD) return t2 != PX_GEOM_HFIELD;
-  if (t1 == PX_GEOM_PLANE) return 0;
-  if (t1 == PX_GEOM_SPHERE) return t2 == PX_GEOM_ELLIPSOID || t2 == PX_GEOM_MESH;
-  if (t1 == PX_GEOM_CAPSULE) return t2 != PX_GEOM_CAPSULE && t2 != PX_GEOM_BOX;
-  if (t1 == PX_GEOM_BOX) return t2 == PX_GEOM_MESH;
-  return 1;
+  int r = pxk_narrowRoute(t1, t2);
+  return r == PXK_NR_CONVEX || r == PXK_NR_HFIELD;
 }
 
 // the first static geom pair phalanx cannot collide as MuJoCo does, with the reason
@@ -224,7 +220,7 @@ pxtStatus px_geomDistance(const pxModel* m, pxData* d, int geom1, int geom2, dou
       why = "collider";
     } else if (convexRoute(t1, t2) && (m->opt.disableflags & PX_DSBL_NATIVECCD)) {
       why = "collider with nativeccd disabled (MuJoCo's libccd path)";
-    } else if ((convexRoute(t1, t2) || (t1 == PX_GEOM_BOX && t2 == PX_GEOM_BOX)) &&
+    } else if ((convexRoute(t1, t2) || pxk_narrowRoute(t1, t2) == PXK_NR_BOXBOX) &&
                m->opt.ccd_iterations > PXK_CCD_MAXIT &&
                !(m->opt.disableflags & PX_DSBL_NATIVECCD)) {
       why = "distance with ccd_iterations above 256";

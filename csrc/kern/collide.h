@@ -21,13 +21,6 @@
 #include "kern/spatial.h"
 #include "kern/collide_gjk.h"
 
-// a parameter a routine may leave unread (while the dispatcher has no cases yet)
-#ifdef PX_KERN_C
-#define PX_UNUSED(x) (void)(x)
-#else
-#define PX_UNUSED(x)
-#endif
-
 // contacts one routine may return (mjMAXCONPAIR) and the smallest friction (mjMINMU)
 #define PXK_MAXCONPAIR 50
 #define PXK_MINMU PX_R(1E-5)
@@ -312,133 +305,117 @@ PX_FN void pxk_colFinish(PX_MDC int g1, int g2, int ipair, PX_REAL margin, int c
 #include "kern/collide_prim.h"
 #include "kern/collide_box.h"
 
-// run the routine MuJoCo's mjCOLLISIONFUNC table names for (type[g1], type[g2]), types
-// ascending, writing pre-contacts from record adr on; returns their number (0: no routine)
+// the narrow-phase route of a pair of geom types: the entry of MuJoCo 3.12's mjCOLLISIONFUNC
+// table, one table for the dispatch, the support check and the refusals
+#define PXK_NR_NONE 0         // MuJoCo has no routine (planes and height fields among themselves)
+#define PXK_NR_PLANESPHERE 1  // collide_prim.h
+#define PXK_NR_PLANECAPSULE 2
+#define PXK_NR_PLANECYLINDER 3
+#define PXK_NR_PLANEBOX 4
+#define PXK_NR_SPHERESPHERE 5
+#define PXK_NR_SPHERECAPSULE 6
+#define PXK_NR_SPHERECYLINDER 7
+#define PXK_NR_CAPSULECAPSULE 8
+#define PXK_NR_SPHEREBOX 9  // collide_box.h
+#define PXK_NR_CAPSULEBOX 10
+#define PXK_NR_BOXBOX 11
+#define PXK_NR_PLANECONVEX 12  // collide_plane.h
+#define PXK_NR_HFIELD 13       // collide_hfield.h (mjc_ConvexHField)
+#define PXK_NR_CONVEX 14       // collide_gjk.h (mjc_Convex)
+#define PXK_NR_SDF 15          // MuJoCo's SDF routines: phalanx rejects SDF geoms at compile
+
+// the route of geom types t1 <= t2
+PX_FN int pxk_narrowRoute(int t1, int t2) {
+  if (t1 == PX_GEOM_SDF || t2 == PX_GEOM_SDF) return PXK_NR_SDF;
+  if (t1 == PX_GEOM_PLANE) {
+    if (t2 == PX_GEOM_PLANE || t2 == PX_GEOM_HFIELD) return PXK_NR_NONE;
+    if (t2 == PX_GEOM_SPHERE) return PXK_NR_PLANESPHERE;
+    if (t2 == PX_GEOM_CAPSULE) return PXK_NR_PLANECAPSULE;
+    if (t2 == PX_GEOM_CYLINDER) return PXK_NR_PLANECYLINDER;
+    if (t2 == PX_GEOM_BOX) return PXK_NR_PLANEBOX;
+    return PXK_NR_PLANECONVEX;  // ellipsoid, mesh
+  }
+  if (t1 == PX_GEOM_HFIELD) return t2 == PX_GEOM_HFIELD ? PXK_NR_NONE : PXK_NR_HFIELD;
+  if (t1 == PX_GEOM_SPHERE) {
+    if (t2 == PX_GEOM_SPHERE) return PXK_NR_SPHERESPHERE;
+    if (t2 == PX_GEOM_CAPSULE) return PXK_NR_SPHERECAPSULE;
+    if (t2 == PX_GEOM_CYLINDER) return PXK_NR_SPHERECYLINDER;
+    if (t2 == PX_GEOM_BOX) return PXK_NR_SPHEREBOX;
+    return PXK_NR_CONVEX;  // ellipsoid, mesh
+  }
+  if (t1 == PX_GEOM_CAPSULE) {
+    if (t2 == PX_GEOM_CAPSULE) return PXK_NR_CAPSULECAPSULE;
+    if (t2 == PX_GEOM_BOX) return PXK_NR_CAPSULEBOX;
+    return PXK_NR_CONVEX;  // ellipsoid, cylinder, mesh
+  }
+  if (t1 == PX_GEOM_BOX && t2 == PX_GEOM_BOX) return PXK_NR_BOXBOX;
+  return PXK_NR_CONVEX;  // ellipsoid, cylinder, box-mesh, mesh-mesh
+}
+
+// 1 when MuJoCo 3.12 collides the pair of geom types (types ascending)
+PX_FN int pxk_narrowExists(int t1, int t2) {
+  return pxk_narrowRoute(t1, t2) != PXK_NR_NONE ? 1 : 0;
+}
+
+// 1 when phalanx has the narrow-phase routine of the pair of geom types (types ascending)
+PX_FN int pxk_narrowSupported(int t1, int t2) {
+  int r = pxk_narrowRoute(t1, t2);
+  return (r != PXK_NR_NONE && r != PXK_NR_SDF) ? 1 : 0;
+}
+
+// run the routine of (type[g1], type[g2]), types ascending, writing pre-contacts from record adr
+// on; returns their number (0: no routine)
 PX_FN int pxk_narrow(PX_MDC int g1, int g2, PX_REAL margin, int adr) {
-  int t1 = M(geom_type, g1);
-  int t2 = M(geom_type, g2);
-  int key = t1 * PX_NGEOMTYPES + t2;
+  int r = pxk_narrowRoute(M(geom_type, g1), M(geom_type, g2));
   int n = 0;
-  PX_UNUSED(margin);
-  PX_UNUSED(adr);
-  switch (key) {
-    case PX_GEOM_PLANE* PX_NGEOMTYPES + PX_GEOM_ELLIPSOID:
-    case PX_GEOM_PLANE* PX_NGEOMTYPES + PX_GEOM_MESH:
-      n = pxk_colPlaneConvex(PX_MDARGC g1, g2, margin, adr);
-      break;
-    case PX_GEOM_HFIELD* PX_NGEOMTYPES + PX_GEOM_SPHERE:
-    case PX_GEOM_HFIELD* PX_NGEOMTYPES + PX_GEOM_CAPSULE:
-    case PX_GEOM_HFIELD* PX_NGEOMTYPES + PX_GEOM_ELLIPSOID:
-    case PX_GEOM_HFIELD* PX_NGEOMTYPES + PX_GEOM_CYLINDER:
-    case PX_GEOM_HFIELD* PX_NGEOMTYPES + PX_GEOM_BOX:
-    case PX_GEOM_HFIELD* PX_NGEOMTYPES + PX_GEOM_MESH:
-      n = pxk_colConvexHField(PX_MDARGC g1, g2, margin, adr);
-      break;
-    case PX_GEOM_SPHERE* PX_NGEOMTYPES + PX_GEOM_ELLIPSOID:
-    case PX_GEOM_SPHERE* PX_NGEOMTYPES + PX_GEOM_MESH:
-    case PX_GEOM_CAPSULE* PX_NGEOMTYPES + PX_GEOM_ELLIPSOID:
-    case PX_GEOM_CAPSULE* PX_NGEOMTYPES + PX_GEOM_CYLINDER:
-    case PX_GEOM_CAPSULE* PX_NGEOMTYPES + PX_GEOM_MESH:
-    case PX_GEOM_ELLIPSOID* PX_NGEOMTYPES + PX_GEOM_ELLIPSOID:
-    case PX_GEOM_ELLIPSOID* PX_NGEOMTYPES + PX_GEOM_CYLINDER:
-    case PX_GEOM_ELLIPSOID* PX_NGEOMTYPES + PX_GEOM_BOX:
-    case PX_GEOM_ELLIPSOID* PX_NGEOMTYPES + PX_GEOM_MESH:
-    case PX_GEOM_CYLINDER* PX_NGEOMTYPES + PX_GEOM_CYLINDER:
-    case PX_GEOM_CYLINDER* PX_NGEOMTYPES + PX_GEOM_BOX:
-    case PX_GEOM_CYLINDER* PX_NGEOMTYPES + PX_GEOM_MESH:
-    case PX_GEOM_BOX* PX_NGEOMTYPES + PX_GEOM_MESH:
-    case PX_GEOM_MESH* PX_NGEOMTYPES + PX_GEOM_MESH:
-      n = pxk_colConvex(PX_MDARGC g1, g2, margin, adr);
-      break;
-    case (PX_GEOM_PLANE * PX_NGEOMTYPES) + PX_GEOM_SPHERE:
+  switch (r) {
+    case PXK_NR_PLANESPHERE:
       n = pxk_colPlaneSphere(PX_MDARGC g1, g2, margin, adr);
       break;
-    case (PX_GEOM_PLANE * PX_NGEOMTYPES) + PX_GEOM_CAPSULE:
+    case PXK_NR_PLANECAPSULE:
       n = pxk_colPlaneCapsule(PX_MDARGC g1, g2, margin, adr);
       break;
-    case (PX_GEOM_PLANE * PX_NGEOMTYPES) + PX_GEOM_CYLINDER:
+    case PXK_NR_PLANECYLINDER:
       n = pxk_colPlaneCylinder(PX_MDARGC g1, g2, margin, adr);
       break;
-    case (PX_GEOM_PLANE * PX_NGEOMTYPES) + PX_GEOM_BOX:
+    case PXK_NR_PLANEBOX:
       n = pxk_colPlaneBox(PX_MDARGC g1, g2, margin, adr);
       break;
-    case (PX_GEOM_SPHERE * PX_NGEOMTYPES) + PX_GEOM_SPHERE:
+    case PXK_NR_SPHERESPHERE:
       n = pxk_colSphereSphere(PX_MDARGC g1, g2, margin, adr);
       break;
-    case (PX_GEOM_SPHERE * PX_NGEOMTYPES) + PX_GEOM_CAPSULE:
+    case PXK_NR_SPHERECAPSULE:
       n = pxk_colSphereCapsule(PX_MDARGC g1, g2, margin, adr);
       break;
-    case (PX_GEOM_SPHERE * PX_NGEOMTYPES) + PX_GEOM_CYLINDER:
+    case PXK_NR_SPHERECYLINDER:
       n = pxk_colSphereCylinder(PX_MDARGC g1, g2, margin, adr);
       break;
-    case (PX_GEOM_CAPSULE * PX_NGEOMTYPES) + PX_GEOM_CAPSULE:
+    case PXK_NR_CAPSULECAPSULE:
       n = pxk_colCapsuleCapsule(PX_MDARGC g1, g2, margin, adr);
       break;
-    case (PX_GEOM_SPHERE * PX_NGEOMTYPES + PX_GEOM_BOX):
+    case PXK_NR_SPHEREBOX:
       n = pxk_colSphereBox(PX_MDARGC g1, g2, margin, adr);
       break;
-    case (PX_GEOM_CAPSULE * PX_NGEOMTYPES + PX_GEOM_BOX):
+    case PXK_NR_CAPSULEBOX:
       n = pxk_colCapsuleBox(PX_MDARGC g1, g2, margin, adr);
       break;
-    case (PX_GEOM_BOX * PX_NGEOMTYPES + PX_GEOM_BOX):
+    case PXK_NR_BOXBOX:
       n = pxk_colBoxBox(PX_MDARGC g1, g2, margin, adr);
+      break;
+    case PXK_NR_PLANECONVEX:
+      n = pxk_colPlaneConvex(PX_MDARGC g1, g2, margin, adr);
+      break;
+    case PXK_NR_HFIELD:
+      n = pxk_colConvexHField(PX_MDARGC g1, g2, margin, adr);
+      break;
+    case PXK_NR_CONVEX:
+      n = pxk_colConvex(PX_MDARGC g1, g2, margin, adr);
       break;
     default:
       n = 0;
       break;
   }
   return n;
-}
-
-// 1 when phalanx has the narrow-phase routine of the pair of geom types (types ascending)
-PX_FN int pxk_narrowSupported(int t1, int t2) {
-  int key = t1 * PX_NGEOMTYPES + t2;
-  switch (key) {
-    case PX_GEOM_PLANE* PX_NGEOMTYPES + PX_GEOM_ELLIPSOID:
-    case PX_GEOM_PLANE* PX_NGEOMTYPES + PX_GEOM_MESH:
-    case PX_GEOM_HFIELD* PX_NGEOMTYPES + PX_GEOM_SPHERE:
-    case PX_GEOM_HFIELD* PX_NGEOMTYPES + PX_GEOM_CAPSULE:
-    case PX_GEOM_HFIELD* PX_NGEOMTYPES + PX_GEOM_ELLIPSOID:
-    case PX_GEOM_HFIELD* PX_NGEOMTYPES + PX_GEOM_CYLINDER:
-    case PX_GEOM_HFIELD* PX_NGEOMTYPES + PX_GEOM_BOX:
-    case PX_GEOM_HFIELD* PX_NGEOMTYPES + PX_GEOM_MESH:
-    case PX_GEOM_SPHERE* PX_NGEOMTYPES + PX_GEOM_ELLIPSOID:
-    case PX_GEOM_SPHERE* PX_NGEOMTYPES + PX_GEOM_MESH:
-    case PX_GEOM_CAPSULE* PX_NGEOMTYPES + PX_GEOM_ELLIPSOID:
-    case PX_GEOM_CAPSULE* PX_NGEOMTYPES + PX_GEOM_CYLINDER:
-    case PX_GEOM_CAPSULE* PX_NGEOMTYPES + PX_GEOM_MESH:
-    case PX_GEOM_ELLIPSOID* PX_NGEOMTYPES + PX_GEOM_ELLIPSOID:
-    case PX_GEOM_ELLIPSOID* PX_NGEOMTYPES + PX_GEOM_CYLINDER:
-    case PX_GEOM_ELLIPSOID* PX_NGEOMTYPES + PX_GEOM_BOX:
-    case PX_GEOM_ELLIPSOID* PX_NGEOMTYPES + PX_GEOM_MESH:
-    case PX_GEOM_CYLINDER* PX_NGEOMTYPES + PX_GEOM_CYLINDER:
-    case PX_GEOM_CYLINDER* PX_NGEOMTYPES + PX_GEOM_BOX:
-    case PX_GEOM_CYLINDER* PX_NGEOMTYPES + PX_GEOM_MESH:
-    case PX_GEOM_BOX* PX_NGEOMTYPES + PX_GEOM_MESH:
-    case PX_GEOM_MESH* PX_NGEOMTYPES + PX_GEOM_MESH:
-    case (PX_GEOM_PLANE * PX_NGEOMTYPES) + PX_GEOM_SPHERE:
-    case (PX_GEOM_PLANE * PX_NGEOMTYPES) + PX_GEOM_CAPSULE:
-    case (PX_GEOM_PLANE * PX_NGEOMTYPES) + PX_GEOM_CYLINDER:
-    case (PX_GEOM_PLANE * PX_NGEOMTYPES) + PX_GEOM_BOX:
-    case (PX_GEOM_SPHERE * PX_NGEOMTYPES) + PX_GEOM_SPHERE:
-    case (PX_GEOM_SPHERE * PX_NGEOMTYPES) + PX_GEOM_CAPSULE:
-    case (PX_GEOM_SPHERE * PX_NGEOMTYPES) + PX_GEOM_CYLINDER:
-    case (PX_GEOM_CAPSULE * PX_NGEOMTYPES) + PX_GEOM_CAPSULE:
-    case (PX_GEOM_SPHERE * PX_NGEOMTYPES + PX_GEOM_BOX):
-    case (PX_GEOM_CAPSULE * PX_NGEOMTYPES + PX_GEOM_BOX):
-    case (PX_GEOM_BOX * PX_NGEOMTYPES + PX_GEOM_BOX):
-      return 1;
-    default:
-      return 0;
-  }
-}
-
-// 1 when MuJoCo 3.12 collides the pair of geom types (types ascending): every pair but those
-// of planes and height fields among themselves, and SDFs (which phalanx rejects at compile)
-PX_FN int pxk_narrowExists(int t1, int t2) {
-  if (t1 == PX_GEOM_PLANE && (t2 == PX_GEOM_PLANE || t2 == PX_GEOM_HFIELD)) return 0;
-  if (t1 == PX_GEOM_HFIELD && t2 == PX_GEOM_HFIELD) return 0;
-  return 1;
 }
 
 //---------------------------------- driver --------------------------------------------------------
