@@ -299,7 +299,7 @@ PX_FN void pxk_colFinish(PX_MDC int g1, int g2, int ipair, PX_REAL margin, int c
 
 //---------------------------------- narrow phase --------------------------------------------------
 
-// the routines: each header adds its cases to pxk_narrow and pxk_narrowSupported
+// the narrow-phase routines (collide_gjk.h, with the convex objects, is included above)
 #include "kern/collide_plane.h"
 #include "kern/collide_hfield.h"
 #include "kern/collide_prim.h"
