@@ -312,6 +312,16 @@ PX_FN void pxk_colFinish(PX_MDC int g1, int g2, int ipair, PX_REAL margin, int c
 #include "kern/collide_prim.h"
 #include "kern/collide_box.h"
 
+// the general convex routines, each with its own copy of GJK/EPA, may be left out of a GPU
+// entry point (shaders/colnarrow_*.comp split the narrow phase by routine family; the pairs of a
+// left-out routine are then not collided by that entry point)
+#ifndef PXK_NARROW_CONVEX
+#define PXK_NARROW_CONVEX 1
+#endif
+#ifndef PXK_NARROW_HFIELD
+#define PXK_NARROW_HFIELD 1
+#endif
+
 // run the routine MuJoCo's mjCOLLISIONFUNC table names for (type[g1], type[g2]), types
 // ascending, writing pre-contacts from record adr on; returns their number (0: no routine)
 PX_FN int pxk_narrow(PX_MDC int g1, int g2, PX_REAL margin, int adr) {
@@ -332,7 +342,9 @@ PX_FN int pxk_narrow(PX_MDC int g1, int g2, PX_REAL margin, int adr) {
     case PX_GEOM_HFIELD* PX_NGEOMTYPES + PX_GEOM_CYLINDER:
     case PX_GEOM_HFIELD* PX_NGEOMTYPES + PX_GEOM_BOX:
     case PX_GEOM_HFIELD* PX_NGEOMTYPES + PX_GEOM_MESH:
+#if PXK_NARROW_HFIELD
       n = pxk_colConvexHField(PX_MDARGC g1, g2, margin, adr);
+#endif
       break;
     case PX_GEOM_SPHERE* PX_NGEOMTYPES + PX_GEOM_ELLIPSOID:
     case PX_GEOM_SPHERE* PX_NGEOMTYPES + PX_GEOM_MESH:
@@ -348,7 +360,9 @@ PX_FN int pxk_narrow(PX_MDC int g1, int g2, PX_REAL margin, int adr) {
     case PX_GEOM_CYLINDER* PX_NGEOMTYPES + PX_GEOM_MESH:
     case PX_GEOM_BOX* PX_NGEOMTYPES + PX_GEOM_MESH:
     case PX_GEOM_MESH* PX_NGEOMTYPES + PX_GEOM_MESH:
+#if PXK_NARROW_CONVEX
       n = pxk_colConvex(PX_MDARGC g1, g2, margin, adr);
+#endif
       break;
     case (PX_GEOM_PLANE * PX_NGEOMTYPES) + PX_GEOM_SPHERE:
       n = pxk_colPlaneSphere(PX_MDARGC g1, g2, margin, adr);
@@ -493,6 +507,12 @@ PX_FN int pxk_colIsPair(PX_MDC int g1, int g2, int startadr, int pairadr) {
   return 0;
 }
 
+// what the driver does with each geom pair it visits, in order: collide it (the GPU executor
+// instead records the pairs, then collides them in later dispatches: shaders/colpairs.comp)
+#ifndef PXK_COLPAIR
+#define PXK_COLPAIR(g1, g2, ipair) pxk_colPair(PX_MDARGC g1, g2, ipair)
+#endif
+
 // the broad phase and the midphase's leaf test (mj_broadphase, mj_collideTree)
 #include "kern/collide_broad.h"
 
@@ -522,7 +542,7 @@ PX_FN void pxk_collision(PX_MD) {
     int merged = 0;
     while (pairadr < npair && M(pair_signature, pairadr) <= sig) {
       if (M(pair_signature, pairadr) == sig) merged = 1;
-      pxk_colPair(PX_MDARGC M(pair_geom1, pairadr), M(pair_geom2, pairadr), pairadr);
+      PXK_COLPAIR(M(pair_geom1, pairadr), M(pair_geom2, pairadr), pairadr);
       pairadr = pairadr + 1;
     }
     if (pxk_colExcluded(PX_MDARGC sig) == 1) continue;
@@ -557,14 +577,14 @@ PX_FN void pxk_collision(PX_MD) {
                                 M(geom_conaffinity, g2)) == 1) {
             continue;
           }
-          pxk_colPair(PX_MDARGC g1, g2, -1);
+          PXK_COLPAIR(g1, g2, -1);
         }
       }
     }
   }
   // the remaining explicit pairs
   while (pairadr < npair) {
-    pxk_colPair(PX_MDARGC M(pair_geom1, pairadr), M(pair_geom2, pairadr), pairadr);
+    PXK_COLPAIR(M(pair_geom1, pairadr), M(pair_geom2, pairadr), pairadr);
     pairadr = pairadr + 1;
   }
 }

@@ -2743,74 +2743,87 @@ PX_FN int pxk_colConvex(PX_MDC int g1, int g2, PX_REAL margin, int adr) {
   int t2 = oi2[PXK_OBJ_TYPE];
   int maxcon = pxk_ccdMaxContacts(PX_MDARGC margin, t1, t2);
 
-  // first contact; a multi-contact pass (maxcon > 1) is reduced to its deepest point here
-#ifdef PXK_MESH_POLYGONS
-  int ncon =
-      pxk_ccdPenetration(PX_MDARGC obj1, oi1, obj2, oi2, maxcon, margin, 0, cdist, cpos, cnrm);
-#else
-  int ncon = pxk_ccdPenetration(PX_MDARGC obj1, oi1, obj2, oi2, 1, margin, 0, cdist, cpos, cnrm);
-#endif
-
-  // more contacts from slightly rotated poses
+  // pass 0: the first contact (a multi-contact pass, maxcon > 1, is reduced to its deepest point
+  // there); passes 1 to 4: more contacts from slightly rotated poses (about the two tangent axes,
+  // by -1e-3 and +1e-3 rad). One call site of pxk_ccdPenetration, so that a GPU build inlines
+  // the GJK/EPA code once.
   int multi = ((MOPT(disableflags) & PX_DSBL_MULTICCD) == 0) ? 1 : 0;
-  if (maxcon == 1 && ncon == 1 && multi != 0 && t1 != PXK_GEOM_ELLIPSOID && t1 != PXK_GEOM_SPHERE &&
-      t2 != PXK_GEOM_ELLIPSOID && t2 != PXK_GEOM_SPHERE) {
-    PXR n0[3];
-    PXR p0[3];
-    PXR fr[9];
-    for (int k = 0; k < 3; k++) {
-      n0[k] = cnrm[k];
-      p0[k] = cpos[k];
+  int ncon = 0;
+  int rotate = 0;
+  PXR p0[3];
+  PXR fr[9];
+  PXR tol = PX_ZERO;
+  for (int k = 0; k < 3; k++) p0[k] = PX_ZERO;
+  for (int k = 0; k < 9; k++) fr[k] = PX_ZERO;
+  for (int pass = 0; pass < 5; pass++) {
+    if (pass > 0 && rotate == 0) break;
+#ifdef PXK_MESH_POLYGONS
+    int mc = pass == 0 ? maxcon : 1;
+#else
+    int mc = 1;
+#endif
+    if (pass > 0) {
+      int ax = (pass - 1) / 2;
+      int an = (pass - 1) - 2 * ax;
+      PXR axis[3];
+      axis[0] = fr[3 + 3 * ax];
+      axis[1] = fr[4 + 3 * ax];
+      axis[2] = fr[5 + 3 * ax];
+      PXR angle = (an == 0) ? PX_R(-1e-3) : PX_R(1e-3);
+      PXR quat[4];
+      PXR rot[9];
+      PXR invrot[9];
+      pxk_axisAngle2Quat(quat, axis, angle);
+      pxk_quat2Mat(rot, quat);
+      for (int i = 0; i < 3; i++) {
+        for (int j = 0; j < 3; j++) {
+          invrot[3 * i + j] = rot[3 * j + i];
+        }
+      }
+      pxk_ccdRotateFrame(p0, rot, obj1);
+      pxk_ccdRotateFrame(p0, invrot, obj2);
     }
-    pxk_ccdFrame(fr, n0);
-    PXR rb1 = M(geom_rbound, g1);
-    PXR rb2 = M(geom_rbound, g2);
-    PXR rbmin = rb1 < rb2 ? rb1 : rb2;
-    PXR tol = PX_R(1e-3) * rbmin;
-    for (int ax = 0; ax < 2; ax++) {
-      for (int an = 0; an < 2; an++) {
-        PXR axis[3];
-        axis[0] = fr[3 + 3 * ax];
-        axis[1] = fr[4 + 3 * ax];
-        axis[2] = fr[5 + 3 * ax];
-        PXR angle = (an == 0) ? PX_R(-1e-3) : PX_R(1e-3);
-        PXR quat[4];
-        PXR rot[9];
-        PXR invrot[9];
-        pxk_axisAngle2Quat(quat, axis, angle);
-        pxk_quat2Mat(rot, quat);
-        for (int i = 0; i < 3; i++) {
-          for (int j = 0; j < 3; j++) {
-            invrot[3 * i + j] = rot[3 * j + i];
-          }
-        }
-        pxk_ccdRotateFrame(p0, rot, obj1);
-        pxk_ccdRotateFrame(p0, invrot, obj2);
-        int n =
-            pxk_ccdPenetration(PX_MDARGC obj1, oi1, obj2, oi2, 1, margin, ncon, cdist, cpos, cnrm);
-        if (n > 0) {
-          // distinct from all earlier contacts
-          int distinct = 1;
-          for (int i = 0; i < ncon; i++) {
-            PXR dx = cpos[3 * i] - cpos[3 * ncon];
-            PXR dy = cpos[3 * i + 1] - cpos[3 * ncon + 1];
-            PXR dz = cpos[3 * i + 2] - cpos[3 * ncon + 2];
-            PXR dd = PX_SQRT(dx * dx + dy * dy + dz * dz);
-            if (dd <= tol) distinct = 0;
-          }
-          if (distinct != 0) {
-            cdist[ncon] = cdist[0];
-            ncon++;
-          }
-        }
+    int n =
+        pxk_ccdPenetration(PX_MDARGC obj1, oi1, obj2, oi2, mc, margin, ncon, cdist, cpos, cnrm);
+    if (pass == 0) {
+      ncon = n;
+      if (maxcon == 1 && ncon == 1 && multi != 0 && t1 != PXK_GEOM_ELLIPSOID &&
+          t1 != PXK_GEOM_SPHERE && t2 != PXK_GEOM_ELLIPSOID && t2 != PXK_GEOM_SPHERE) {
+        rotate = 1;
+        PXR n0[3];
         for (int k = 0; k < 3; k++) {
-          obj1[PXK_OBJ_POS + k] = D(geom_xpos, 3 * g1 + k);
-          obj2[PXK_OBJ_POS + k] = D(geom_xpos, 3 * g2 + k);
+          n0[k] = cnrm[k];
+          p0[k] = cpos[k];
         }
-        for (int k = 0; k < 9; k++) {
-          obj1[PXK_OBJ_MAT + k] = D(geom_xmat, 9 * g1 + k);
-          obj2[PXK_OBJ_MAT + k] = D(geom_xmat, 9 * g2 + k);
+        pxk_ccdFrame(fr, n0);
+        PXR rb1 = M(geom_rbound, g1);
+        PXR rb2 = M(geom_rbound, g2);
+        PXR rbmin = rb1 < rb2 ? rb1 : rb2;
+        tol = PX_R(1e-3) * rbmin;
+      }
+    } else {
+      if (n > 0) {
+        // distinct from all earlier contacts
+        int distinct = 1;
+        for (int i = 0; i < ncon; i++) {
+          PXR dx = cpos[3 * i] - cpos[3 * ncon];
+          PXR dy = cpos[3 * i + 1] - cpos[3 * ncon + 1];
+          PXR dz = cpos[3 * i + 2] - cpos[3 * ncon + 2];
+          PXR dd = PX_SQRT(dx * dx + dy * dy + dz * dz);
+          if (dd <= tol) distinct = 0;
         }
+        if (distinct != 0) {
+          cdist[ncon] = cdist[0];
+          ncon++;
+        }
+      }
+      for (int k = 0; k < 3; k++) {
+        obj1[PXK_OBJ_POS + k] = D(geom_xpos, 3 * g1 + k);
+        obj2[PXK_OBJ_POS + k] = D(geom_xpos, 3 * g2 + k);
+      }
+      for (int k = 0; k < 9; k++) {
+        obj1[PXK_OBJ_MAT + k] = D(geom_xmat, 9 * g1 + k);
+        obj2[PXK_OBJ_MAT + k] = D(geom_xmat, 9 * g2 + k);
       }
     }
   }

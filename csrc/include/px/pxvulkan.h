@@ -96,6 +96,17 @@ pxtStatus pxv_forward(pxvContext* ctx, const pxModel* m, pxWorlds* w, int precis
 pxtStatus pxv_step(pxvContext* ctx, const pxModel* m, pxWorlds* w, int precision64, int lanes,
                    int nstep, pxStatus* st);
 
+// Collision (mj_kinematics, then mj_collision: csrc/kern/collide.h, the broad phase, midphase
+// and narrow phase in MuJoCo's contact order) of every world of w on the GPU, `lanes`
+// invocations per world for the kinematics (the collision itself runs on one lane); every data
+// block, w->ncon and the contact records w->contact (the first ncon of each world) are read
+// back. Fails before any GPU work on a model px_collisionCheck refuses, and on a model whose
+// convex pairs ask for more than PXV_CCD_MAXIT EPA iterations (opt.ccd_iterations; the GPU
+// build's polytope is smaller than the CPU's).
+#define PXV_CCD_MAXIT 50
+pxtStatus pxv_collision(pxvContext* ctx, const pxModel* m, pxWorlds* w, int precision64,
+                        int lanes, pxStatus* st);
+
 // Timings of the last pxv_kinematics, pxv_forward or pxv_step call.
 void pxv_lastTiming(const pxvContext* ctx, pxvTiming* out);
 
