@@ -254,7 +254,7 @@ layout(buffer_reference, std430, buffer_reference_align = 16) buffer PxdContact 
 
 // the model: sizes, options, one reference per array
 layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer PxModel {
-  // sizes (59 ints)
+  // sizes (64 ints)
   int nq;
   int nv;
   int nu;
@@ -269,6 +269,9 @@ layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Px
   int nmeshvert;
   int nmeshface;
   int nmeshgraph;
+  int nmeshpoly;
+  int nmeshpolyvert;
+  int nmeshpolymap;
   int nhfield;
   int nhfielddata;
   int ntex;
@@ -307,6 +310,8 @@ layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Px
   int nJmom;
   int nconmax;
   int njmax;
+  int npolygonmax;
+  int nmeshdegmax;
   int nemax;
   int nout;
   int nnames_map;
@@ -344,7 +349,7 @@ layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Px
   int opt_disableactuator;
   int opt_sdf_initpoints;
   int opt_sdf_iterations;
-  // arrays (335)
+  // arrays (344)
   PxmReal qpos0;  // (nq x 1) pxtNum
   PxmReal qpos_spring;  // (nq x 1) pxtNum
   PxmInt body_parentid;  // (nbody x 1) int
@@ -501,6 +506,15 @@ layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Px
   PxmFloat mesh_vert;  // (nmeshvert x 3) float
   PxmInt mesh_face;  // (nmeshface x 3) int
   PxmInt mesh_graph;  // (nmeshgraph x 1) int
+  PxmInt mesh_polynum;  // (nmesh x 1) int
+  PxmInt mesh_polyadr;  // (nmesh x 1) int
+  PxmReal mesh_polynormal;  // (nmeshpoly x 3) pxtNum
+  PxmInt mesh_polyvertadr;  // (nmeshpoly x 1) int
+  PxmInt mesh_polyvertnum;  // (nmeshpoly x 1) int
+  PxmInt mesh_polyvert;  // (nmeshpolyvert x 1) int
+  PxmInt mesh_polymapadr;  // (nmeshvert x 1) int
+  PxmInt mesh_polymapnum;  // (nmeshvert x 1) int
+  PxmInt mesh_polymap;  // (nmeshpolymap x 1) int
   PxmReal hfield_size;  // (nhfield x 4) pxtNum
   PxmInt hfield_nrow;  // (nhfield x 1) int
   PxmInt hfield_ncol;  // (nhfield x 1) int

@@ -78,7 +78,7 @@ pxBatch* pxb_make(pxModel* m, int nworld, int nthread, uint64_t seed, pxStatus* 
   }
 
   // the model must be one px_step runs (checked once here, never per step)
-  if (px_integratorCheck(m, st) != PX_OK || px_forwardCheck(m, st) != PX_OK) return NULL;
+  if (px_integratorCheck(m, st) != PX_OK || px_forwardCheckCPU(m, st) != PX_OK) return NULL;
 
   pxBatch* b = (pxBatch*)calloc(1, sizeof(pxBatch));
   if (!b) {

@@ -122,23 +122,9 @@ static int convexRoute(int t1, int t2) {
   return 1;
 }
 
-// 1 when findMissing may refuse a pair of these types (ascending) for the model's options
-static int typesMayBeRefused(const pxModel* m, int t1, int t2) {
-  if (convexRoute(t1, t2) &&
-      ((m->opt.disableflags & PX_DSBL_NATIVECCD) || m->opt.ccd_iterations > PXK_CCD_MAXIT)) {
-    return 1;
-  }
-#ifndef PXK_MESH_POLYGONS
-  if (t2 == PX_GEOM_MESH && (t1 == PX_GEOM_BOX || t1 == PX_GEOM_MESH) &&
-      !(m->opt.disableflags & PX_DSBL_MULTICCD)) {
-    return 1;
-  }
-#endif
-  return 0;
-}
-
 // the first static geom pair phalanx cannot collide as MuJoCo does, with the reason
 static int findMissing(const pxModel* m, int g1, int g2, int ipair, void* ctx) {
+  (void)ipair;
   missingPair* mp = (missingPair*)ctx;
   int t1 = m->geom_type[g1], t2 = m->geom_type[g2];
   if (t1 > t2) {
@@ -161,15 +147,35 @@ static int findMissing(const pxModel* m, int g1, int g2, int ipair, void* ctx) {
     mp->why = "collider with ccd_iterations above 256";
     return 1;
   }
-#ifndef PXK_MESH_POLYGONS
-  double bound = pxk_colMargin(m, NULL, g1, g2, ipair) + pxk_colGap(m, NULL, g1, g2, ipair);
-  if (t2 == PX_GEOM_MESH && (t1 == PX_GEOM_BOX || t1 == PX_GEOM_MESH) && bound <= 0 &&
-      !(m->opt.disableflags & PX_DSBL_MULTICCD)) {
-    mp->why = "collider's polygon multi-contact (multiccd at zero margin needs mesh polygons)";
-    return 1;
-  }
-#endif
   return 0;
+}
+
+// 1 when findMissing cannot find a pair, judged from the geom types present alone: every pair
+// of present types has a routine and none can meet findMissing's option- or margin-dependent
+// refusals (keep in step with findMissing). It spares the walk over all body pairs, which costs
+// O(nbody^2 nexclude) per call (98 ms on 100_humanoids); 0 sends the check to the full walk.
+static int typesSurelyCollide(const pxModel* m) {
+  int present[PX_NGEOMTYPES] = {0};
+  for (int g = 0; g < m->ngeom; g++) {
+    int t = m->geom_type[g];
+    if (t < 0 || t >= PX_NGEOMTYPES) return 0;
+    if (m->geom_contype[g] || m->geom_conaffinity[g]) present[t] = 1;
+  }
+  for (int p = 0; p < m->npair; p++) {
+    present[m->geom_type[m->pair_geom1[p]]] = 1;
+    present[m->geom_type[m->pair_geom2[p]]] = 1;
+  }
+  for (int t1 = 0; t1 < PX_NGEOMTYPES; t1++) {
+    for (int t2 = t1; t2 < PX_NGEOMTYPES; t2++) {
+      if (!present[t1] || !present[t2] || !pxk_narrowExists(t1, t2)) continue;
+      if (!pxk_narrowSupported(t1, t2)) return 0;
+      if (convexRoute(t1, t2) &&
+          ((m->opt.disableflags & PX_DSBL_NATIVECCD) || m->opt.ccd_iterations > PXK_CCD_MAXIT)) {
+        return 0;
+      }
+    }
+  }
+  return 1;
 }
 
 pxtStatus px_collisionCheck(const pxModel* m, pxStatus* st) {
@@ -181,29 +187,7 @@ pxtStatus px_collisionCheck(const pxModel* m, pxStatus* st) {
                    "collision: %d bodies; the broad phase's body-pair signatures hold 32767",
                    m->nbody);
   }
-  // quick accept: every pair of the geom types that can collide has a routine (or none exists)
-  int present[PX_NGEOMTYPES] = {0};
-  for (int g = 0; g < m->ngeom; g++) {
-    int t = m->geom_type[g];
-    if (t >= 0 && t < PX_NGEOMTYPES && (m->geom_contype[g] || m->geom_conaffinity[g]))
-      present[t] = 1;
-  }
-  for (int p = 0; p < m->npair; p++) {
-    int t = m->geom_type[m->pair_geom1[p]], u = m->geom_type[m->pair_geom2[p]];
-    if (t >= 0 && t < PX_NGEOMTYPES) present[t] = 1;
-    if (u >= 0 && u < PX_NGEOMTYPES) present[u] = 1;
-  }
-  // (a pair of present types that findMissing could refuse sends the check to the pair walk)
-  int allKnown = 1;
-  for (int t1 = 0; t1 < PX_NGEOMTYPES; t1++) {
-    for (int t2 = t1; t2 < PX_NGEOMTYPES; t2++) {
-      if (present[t1] && present[t2] && pxk_narrowExists(t1, t2) &&
-          (!pxk_narrowSupported(t1, t2) || typesMayBeRefused(m, t1, t2))) {
-        allKnown = 0;
-      }
-    }
-  }
-  if (allKnown) return PX_OK;
+  if (typesSurelyCollide(m)) return PX_OK;
   missingPair mp;
   if (staticPairs(m, findMissing, &mp)) {
     int t1 = m->geom_type[mp.g1], t2 = m->geom_type[mp.g2];

@@ -9,10 +9,12 @@
 #include "kern/jac.h"
 #include "kern/kinematics.h"
 #include "kern/actuation.h"
+#include "kern/collide.h"
 #include "kern/passive.h"
 #include "kern/phase.h"
 #include "kern/post.h"
 #include "kern/smooth.h"
+#include "kern/solver.h"
 #include "kern/tendon.h"
 #include "kern/tendonbias.h"
 #include "kern/transmission.h"
@@ -57,9 +59,13 @@ static int constraintNone(const pxModel* m) {
   if (DSBL(PX_DSBL_CONSTRAINT)) return 1;
   if (m->neq > 0 && !DSBL(PX_DSBL_EQUALITY)) return 0;
   if (!DSBL(PX_DSBL_FRICTIONLOSS) && anyNonzero(m->dof_frictionloss, m->nv)) return 0;
+  if (!DSBL(PX_DSBL_FRICTIONLOSS) && anyNonzero(m->tendon_frictionloss, m->ntendon)) return 0;
   if (!DSBL(PX_DSBL_LIMIT)) {
     for (int j = 0; j < m->njnt; j++) {
       if (m->jnt_limited[j]) return 0;
+    }
+    for (int t = 0; t < m->ntendon; t++) {
+      if (m->tendon_limited[t]) return 0;
     }
   }
   if (!DSBL(PX_DSBL_CONTACT)) {
@@ -75,7 +81,17 @@ int px_constraintFree(const pxModel* m) {
   return constraintNone(m);
 }
 
-pxtStatus px_forwardCheck(const pxModel* m, pxStatus* st) {
+// contacts can arise: the contact stage is on and some geom pair may collide
+static int contactPossible(const pxModel* m) {
+  if (DSBL(PX_DSBL_CONSTRAINT) || DSBL(PX_DSBL_CONTACT)) return 0;
+  if (m->npair > 0) return 1;
+  int ncollide = 0;
+  for (int g = 0; g < m->ngeom; g++) ncollide += (m->geom_contype[g] || m->geom_conaffinity[g]);
+  return ncollide > 1;
+}
+
+// the checks px_forward and the GPU share: everything but the constraint stage
+static pxtStatus smoothCheck(const pxModel* m, pxStatus* st) {
   if (m->opt.enableflags & PX_ENBL_SLEEP) {
     return PX_FAIL(st, PX_ERR_UNSUPPORTED, "forward: sleep (enableflags sleep) is not supported");
   }
@@ -95,22 +111,111 @@ pxtStatus px_forwardCheck(const pxModel* m, pxStatus* st) {
   }
   pxtStatus code = px_transmissionSupported(m, st);
   if (code != PX_OK) return code;
-  code = px_actuationCheck(m, st);
-  if (code != PX_OK) return code;
-  if (!constraintNone(m)) {
+  return px_actuationCheck(m, st);
+}
+
+// the constraint stage of the CPU (kern/constraint.h, kern/solver.h): what it refuses by name
+static pxtStatus constraintCheck(const pxModel* m, pxStatus* st) {
+  if (constraintNone(m)) return PX_OK;
+  if (m->opt.solver != PX_SOL_NEWTON && m->opt.solver != PX_SOL_CG && m->opt.solver != PX_SOL_PGS) {
+    return PX_FAIL(st, PX_ERR_ARG, "forward: invalid constraint solver %d", m->opt.solver);
+  }
+  if (m->opt.jacobian == PX_JAC_SPARSE || (m->opt.jacobian == PX_JAC_AUTO && m->nv >= 60)) {
     return PX_FAIL(st, PX_ERR_UNSUPPORTED,
-                   "forward: constraints (contacts, limits, equalities, friction loss) are not "
-                   "supported yet (disable constraint)");
+                   "forward: the sparse constraint Jacobian (jacobian sparse, or auto with nv >= "
+                   "60; nv = %d) is not supported yet (jacobian dense)",
+                   m->nv);
+  }
+  if (!DSBL(PX_DSBL_EQUALITY)) {
+    for (int i = 0; i < m->neq; i++) {
+      int t = m->eq_type[i];
+      if (t != PX_EQ_CONNECT && t != PX_EQ_WELD && t != PX_EQ_JOINT && t != PX_EQ_TENDON) {
+        return PX_FAIL(st, PX_ERR_UNSUPPORTED,
+                       "forward: equality %d: flex equality constraints are not supported yet", i);
+      }
+    }
+  }
+  if (contactPossible(m)) {
+    pxtStatus code = px_collisionCheck(m, st);
+    if (code != PX_OK) return code;
   }
   return PX_OK;
 }
 
+pxtStatus px_forwardCheck(const pxModel* m, pxStatus* st) {
+  pxtStatus code = smoothCheck(m, st);
+  if (code != PX_OK) return code;
+  if (!constraintNone(m)) {
+    return PX_FAIL(st, PX_ERR_UNSUPPORTED,
+                   "forward on the GPU: constraints (contacts, limits, equalities, friction "
+                   "loss) are not supported on the GPU yet (the CPU runs them; or disable "
+                   "constraint)");
+  }
+  return PX_OK;
+}
+
+pxtStatus px_forwardCheckCPU(const pxModel* m, pxStatus* st) {
+  pxtStatus code = smoothCheck(m, st);
+  if (code != PX_OK) return code;
+  return constraintCheck(m, st);
+}
+
+int px_efcDual(const pxModel* m) {
+  return m->opt.solver == PX_SOL_PGS || m->opt.noslip_iterations > 0 ||
+         (m->opt.enableflags & PX_ENBL_DIAGEXACT) != 0;
+}
+
+int px_efcCapacity(const pxModel* m) {
+  if (m->njmax >= 0) return m->njmax;
+  // as px_contactCapacity: storage made while the constraint stage is disabled holds no row
+  if (DSBL(PX_DSBL_CONSTRAINT)) return 0;
+  long n = 0;
+  for (int i = 0; i < m->neq; i++) {
+    int t = m->eq_type[i];
+    n += t == PX_EQ_CONNECT ? 3 : t == PX_EQ_WELD ? 6 : 1;
+  }
+  for (int i = 0; i < m->nv; i++) n += m->dof_frictionloss[i] != 0;
+  for (int i = 0; i < m->ntendon; i++) {
+    n += m->tendon_frictionloss[i] > 0;
+    n += 2 * (m->tendon_limited[i] != 0);
+  }
+  for (int j = 0; j < m->njnt; j++) {
+    if (!m->jnt_limited[j]) continue;
+    n += m->jnt_type[j] == PX_JNT_BALL ? 1 : m->jnt_type[j] == PX_JNT_FREE ? 0 : 2;
+  }
+  int dim = 1;
+  for (int g = 0; g < m->ngeom; g++) dim = m->geom_condim[g] > dim ? m->geom_condim[g] : dim;
+  for (int p = 0; p < m->npair; p++) dim = m->pair_dim[p] > dim ? m->pair_dim[p] : dim;
+  int rows = dim == 1 ? 1 : (m->opt.cone == PX_CONE_ELLIPTIC ? dim : 2 * (dim - 1));
+  n += (long)px_contactCapacity(m) * rows;
+  return n < PX_NEFCMAX_CAP ? (int)n : PX_NEFCMAX_CAP;
+}
+
 pxtStatus px_forward(const pxModel* m, pxData* d, pxStatus* st) {
-  pxtStatus code = px_forwardCheck(m, st);
+  pxtStatus code = px_forwardCheckCPU(m, st);
   if (code != PX_OK) return code;
   // the stage sequence the GPU forward runs too (kern/phase.h): position, energy, velocity,
-  // actuation, acceleration; [constraint] mj_fwdConstraint plugs in there (nefc = 0, checked)
+  // actuation, acceleration with no constraint rows (qacc = qacc_smooth)
   pxk_phForward(m, d);
+  // the constraint stage (CPU only): collision and rows need the position stages, the reference
+  // acceleration the velocity stages, the solver qacc_smooth; none of the smooth outputs depends
+  // on them, so they run after the smooth sequence (MuJoCo interleaves them)
+  if (constraintNone(m)) {
+    if (d->efc_n) memset(d->efc_n, 0, PX_EFC_NCOUNT * sizeof(int));
+    if (d->ncon) *d->ncon = 0;
+    return PX_OK;
+  }
+  if (px_efcDual(m) && !d->efcdual && d->nefcmax > 0) {
+    return PX_FAIL(st, PX_ERR_UNSUPPORTED,
+                   "forward: this Data was made while the model used neither the PGS solver, "
+                   "noslip nor diagexact, so it has no room for their matrices; make a new Data");
+  }
+  pxk_collision(m, d);
+  pxk_makeConstraint(m, d);
+  pxk_island(m, d);
+  pxk_projectConstraint(m, d);
+  pxk_referenceConstraint(m, d);
+  pxk_fwdConstraint(m, d);
   return PX_OK;
 }
 

@@ -158,6 +158,15 @@ pxWorlds* px_makeWorlds(const pxModel* m, int nworld, pxStatus* st) {
   size_t nscr_i = (size_t)nworld * (size_t)px_colScratchInts(m, nbpmax);
   off += alignUp(nscr_r * sizeof(pxtNum));
   off += alignUp(nscr_i * sizeof(int));
+  int nefcmax = px_efcCapacity(m);
+  size_t PXE_ROWS = (size_t)nefcmax, PXE_NV = (size_t)m->nv, PXE_NC = (size_t)m->nC;
+  size_t PXE_NTREE = (size_t)m->ntree;
+  int efcdual = px_efcDual(m);
+  size_t PXE_DUAL = (size_t)efcdual;
+#define X(type, name, n) off += alignUp((size_t)nworld * (size_t)(n) * sizeof(type));
+  PX_EFC_FIELDS(X)
+#undef X
+  off += alignUp((size_t)nworld * PX_EFC_NCOUNT * sizeof(int));
   if (off > limit) {
     free(w);
     PX_FAIL(st, PX_ERR_NOMEM, "%d worlds need %zu bytes, more than the limit of %zu", nworld, off,
@@ -191,8 +200,19 @@ pxWorlds* px_makeWorlds(const pxModel* m, int nworld, pxStatus* st) {
   w->colscr_r = (pxtNum*)(void*)(buf + off);
   off += alignUp(nscr_r * sizeof(pxtNum));
   w->colscr_i = (int*)(void*)(buf + off);
+  off += alignUp(nscr_i * sizeof(int));
+#define X(type, name, n)               \
+  w->name = (type*)(void*)(buf + off); \
+  off += alignUp((size_t)nworld * (size_t)(n) * sizeof(type));
+  PX_EFC_FIELDS(X)
+#undef X
+  w->efc_n = (int*)(void*)(buf + off);
+  w->nefcmax = nefcmax;
+  w->efcdual = efcdual;
   w->nconmax = nconmax;
   w->nbpmax = nbpmax;
+  w->ncolscr_r = px_colScratchReals(m);
+  w->ncolscr_i = px_colScratchInts(m, nbpmax);
   for (int i = 0; i < nworld; i++) px_resetWorld(m, w, i);
   return w;
 }
@@ -214,9 +234,17 @@ void px_worldView(const pxWorlds* w, int world, pxData* d) {
   d->contact = w->contact + (size_t)world * ((size_t)w->nconmax + PX_MAXCONPAIR);
   d->ncon = w->ncon + world;
   d->nconmax = w->nconmax;
-  d->colscr_r = w->colscr_r + (size_t)world * (size_t)px_colScratchReals(m);
-  d->colscr_i = w->colscr_i + (size_t)world * (size_t)px_colScratchInts(m, w->nbpmax);
+  d->colscr_r = w->colscr_r + (size_t)world * (size_t)w->ncolscr_r;
+  d->colscr_i = w->colscr_i + (size_t)world * (size_t)w->ncolscr_i;
   d->nbpmax = w->nbpmax;
+  size_t PXE_ROWS = (size_t)w->nefcmax, PXE_NV = (size_t)m->nv, PXE_NC = (size_t)m->nC;
+  size_t PXE_NTREE = (size_t)m->ntree, PXE_DUAL = (size_t)w->efcdual;
+#define X(type, name, n) d->name = w->name + (size_t)world * (size_t)(n);
+  PX_EFC_FIELDS(X)
+#undef X
+  d->efc_n = w->efc_n + (size_t)world * PX_EFC_NCOUNT;
+  d->nefcmax = w->nefcmax;
+  d->efcdual = w->efcdual;
 }
 
 void px_resetWorld(const pxModel* m, pxWorlds* w, int world) {

@@ -1,30 +1,52 @@
 // SPDX-License-Identifier: Apache-2.0
-// The CPU executor of csrc/kern/post.h: MuJoCo 3.12's mj_rnePostConstraint (refused where
-// constraint forces can arise), mj_rne, mj_objectAcceleration, and the Jacobian utilities built
-// on jac.h and post.h (mj_jacDot, mj_jacPointAxis, mj_jacSubtreeCom) on dense 3 x nv arrays.
+// The CPU executor of csrc/kern/post.h: MuJoCo 3.12's mj_rnePostConstraint (with the contact and
+// equality forces of csrc/kern/constraint.h), mj_rne, mj_objectAcceleration, and the Jacobian
+// utilities built on jac.h and post.h (mj_jacDot, mj_jacPointAxis, mj_jacSubtreeCom) on dense 3 x
+// nv arrays.
 #include <string.h>
 
 #include "kern/prelude_c.h"
 
+#include "kern/constraint.h"
 #include "kern/post.h"
 
 // accessor of element i of a C array p in the generic kernel bodies
 #define PXK_PTR(p, i) p[i]
 
 pxtStatus px_rnePostConstraintCheck(const pxModel* m, pxStatus* st) {
-  if (!px_constraintFree(m)) {
-    return PX_FAIL(st, PX_ERR_UNSUPPORTED,
-                   "rnePostConstraint: constraint forces (contacts, limits, equalities, friction "
-                   "loss) are not supported yet, and cfrc_ext would lack them (disable "
-                   "constraint)");
-  }
+  // the constraint forces come from the last forward pass: a model it refuses has none
+  if (!px_constraintFree(m)) return px_forwardCheckCPU(m, st);
   return PX_OK;
 }
 
 pxtStatus px_rnePostConstraint(const pxModel* m, pxData* d, pxStatus* st) {
   pxtStatus code = px_rnePostConstraintCheck(m, st);
   if (code != PX_OK) return code;
-  pxk_rnePostConstraint(m, d);
+  if (px_constraintFree(m)) {
+    pxk_rnePostConstraint(m, d);
+    return PX_OK;
+  }
+  // the kernel's sequence with the contact and equality forces added to cfrc_ext
+  double acc[6], tmp[6], frc[6];
+  for (int i = 0; i < m->nbody; i++) pxk_postExtForce(m, d, i);
+  pxk_cnExtForces(m, d);
+  pxk_postWorldAcc(m, d, acc);
+  memcpy(d->cacc, acc, sizeof(acc));
+  memset(d->cfrc_int, 0, 6 * sizeof(double));
+  for (int j = 1; j < m->nbody; j++) {
+    int bda = m->body_dofadr[j], n = m->body_dofnum[j], p = m->body_parentid[j];
+    PXK_POST_MULDOFVEC(tmp, cdof_dot, qvel, bda, n)
+    for (int k = 0; k < 6; k++) acc[k] = d->cacc[6 * p + k] + tmp[k];
+    PXK_POST_MULDOFVEC(tmp, cdof, qacc, bda, n)
+    for (int k = 0; k < 6; k++) acc[k] += tmp[k];
+    memcpy(d->cacc + 6 * j, acc, sizeof(acc));
+    pxk_postBodyForce(m, d, frc, acc, j);
+    for (int k = 0; k < 6; k++) d->cfrc_int[6 * j + k] = frc[k] - d->cfrc_ext[6 * j + k];
+  }
+  for (int j = m->nbody - 1; j > 0; j--) {
+    int p = m->body_parentid[j];
+    for (int k = 0; k < 6; k++) d->cfrc_int[6 * p + k] += d->cfrc_int[6 * j + k];
+  }
   return PX_OK;
 }
 

@@ -189,6 +189,17 @@ static pxtStatus setFixed(pxModel* m, pxStatus* st) {
   for (int i = 0; i < m->nbody; i++) ngravcomp += (m->body_gravcomp[i] > 0);
   m->ngravcomp = ngravcomp;
 
+  // largest mesh polygon and largest number of polygons at a mesh vertex (MuJoCo's mj_setConst)
+  int npolygonmax = 0, nmeshdegmax = 0;
+  for (int i = 0; i < m->nmeshpoly; i++) {
+    if (m->mesh_polyvertnum[i] > npolygonmax) npolygonmax = m->mesh_polyvertnum[i];
+  }
+  for (int i = 0; i < m->nmeshvert; i++) {
+    if (m->mesh_polymapnum[i] > nmeshdegmax) nmeshdegmax = m->mesh_polymapnum[i];
+  }
+  m->npolygonmax = npolygonmax;
+  m->nmeshdegmax = nmeshdegmax;
+
   px_actuatorIds(m);
 
   for (int i = 0; i < m->nbody; i++) {
@@ -621,7 +632,7 @@ pxtStatus px_setLengthRange(pxModel* m, pxData* d, int i, const pxLROpt* opt, px
   // the simulation needs px_forward: name what it lacks
   pxStatus fst;
   px_statusClear(&fst);
-  if (px_forwardCheck(m, &fst) != PX_OK || px_integratorCheck(m, &fst) != PX_OK) {
+  if (px_forwardCheckCPU(m, &fst) != PX_OK || px_integratorCheck(m, &fst) != PX_OK) {
     // not computable yet (the simulation needs what phalanx lacks, e.g. limits): NaN marks the
     // range as not computed, and the actuation stage refuses to run such a muscle, naming why
     m->actuator_lengthrange[2 * out] = NAN;

@@ -60,6 +60,7 @@ void px_resetData(const pxModel* m, pxData* d) {
 #undef X
   d->time = 0;
   if (d->ncon) *d->ncon = 0;
+  if (d->efc_n) memset(d->efc_n, 0, PX_EFC_NCOUNT * sizeof(int));
   if (m->nq) memcpy(d->qpos, m->qpos0, sizeof(pxtNum) * (size_t)m->nq);
 
   // neutral controls: quaternion inputs of SO3 servos are the identity

@@ -42,9 +42,9 @@ PX_FN int pxk_eig3(PX_OUT(PX_REAL, eigval, 3), PX_OUT(PX_REAL, eigvec, 9), PX_OU
                    PX_IN(PX_REAL, mat, 9)) {
   PXR q[4];
   q[0] = PX_R(1.0);
-  q[1] = PX_R(0.0);
-  q[2] = PX_R(0.0);
-  q[3] = PX_R(0.0);
+  q[1] = PX_ZERO;
+  q[2] = PX_ZERO;
+  q[3] = PX_ZERO;
   PXR vec[9];
   PXR ev[3];
   int iter = 0;
@@ -108,9 +108,9 @@ PX_FN int pxk_eig3(PX_OUT(PX_REAL, eigval, 3), PX_OUT(PX_REAL, eigvec, 9), PX_OU
 
     // the rotation as a quaternion about axis rotk, accumulated
     PXR rq[4];
-    rq[1] = PX_R(0.0);
-    rq[2] = PX_R(0.0);
-    rq[3] = PX_R(0.0);
+    rq[1] = PX_ZERO;
+    rq[2] = PX_ZERO;
+    rq[3] = PX_ZERO;
     PXR hc = PX_R(0.5) * c;
     PXR sarg = PX_R(0.5) - hc;
     PXR s = PX_SQRT(sarg);
@@ -137,9 +137,9 @@ PX_FN int pxk_eig3(PX_OUT(PX_REAL, eigval, 3), PX_OUT(PX_REAL, eigvec, 9), PX_OU
       ev[j1 + 1] = tmp;
       PXR rq[4];
       rq[0] = PX_R(0.707106781186548);
-      rq[1] = PX_R(0.0);
-      rq[2] = PX_R(0.0);
-      rq[3] = PX_R(0.0);
+      rq[1] = PX_ZERO;
+      rq[2] = PX_ZERO;
+      rq[3] = PX_ZERO;
       rq[(j1 + 2) % 3 + 1] = rq[0];
       PXR nq[4];
       pxk_mulQuat(nq, q, rq);
@@ -628,7 +628,11 @@ PX_FN int pxk_colMidLeaf(PX_MDC int g1, int g2) {
 // reals from RB = 10 nbody: [RB, +6 TB) node boxes (centre, half sizes), [RB + 6 TB, +3G) the
 // geom centres in the inertial frame.
 #define PXK_EPS PX_R(1E-14)
+#ifdef PX_FP32
+#define PXK_DBLMAX PX_R(3.4028234663852886E+38)  // the compiler's DBL_MAX start, in float
+#else
 #define PXK_DBLMAX PX_R(1.7976931348623157E+308)
+#endif
 
 PX_FN int pxk_bvhIB(PX_MD) {
   return 8 * MS(nbody) + PXK_NBPMAX;
@@ -645,9 +649,9 @@ PX_FN int pxk_bvhWI(PX_MD) {
 PX_FN void pxk_rotVecQuatUser(PX_OUT(PX_REAL, res, 3), PX_IN(PX_REAL, vec, 3),
                               PX_IN(PX_REAL, quat, 4)) {
   if (vec[0] == 0 && vec[1] == 0 && vec[2] == 0) {
-    res[0] = PX_R(0.0);
-    res[1] = PX_R(0.0);
-    res[2] = PX_R(0.0);
+    res[0] = PX_ZERO;
+    res[1] = PX_ZERO;
+    res[2] = PX_ZERO;
   } else {
     pxk_rotVecQuat(res, vec, quat);
   }

@@ -16,9 +16,8 @@
 // of pxk_ccd (about 140 KB at PXK_CCD_MAXIT = 256, fine on a CPU stack; a GPU build wants a
 // per-world scratch buffer or a smaller PXK_CCD_MAXIT instead).
 // MuJoCo's polygon-clipping multi-contact (multicontact, used for box-mesh and mesh-mesh pairs
-// without margin under multiccd) needs the mesh polygon arrays (mesh_polynum, mesh_polymap, ...)
-// that the model does not carry yet: it is compiled only with PXK_MESH_POLYGONS defined, and
-// without it those pairs return EPA's single contact.
+// without margin under multiccd) reads the mesh polygon arrays (mesh_polynum, mesh_polymap, ...)
+// that the compiler builds as MuJoCo's MakePolygons does.
 #ifndef PX_KERN_COLLIDE_GJK_H_
 #define PX_KERN_COLLIDE_GJK_H_
 
@@ -1542,10 +1541,8 @@ PX_FN int pxk_ccdEpa(PX_MDC PX_INOUT(PX_REAL, ptr, PXK_PR), PX_INOUT(int, pti, P
 // ------------------------------------ polygon multi-contact -------------------------------------
 // MuJoCo's multicontact (engine_collision_gjk.c): from the EPA face, find a pair of facing
 // polygons (or an edge against a polygon) of two boxes/meshes and clip one against the other.
-// Needs the mesh polygon arrays (mesh_polynum, mesh_polyadr, mesh_polynormal, mesh_polyvertadr,
-// mesh_polyvertnum, mesh_polyvert, mesh_polymapadr, mesh_polymapnum, mesh_polymap): compiled only
-// with PXK_MESH_POLYGONS defined (the model does not carry them yet).
-#ifdef PXK_MESH_POLYGONS
+// Reads the mesh polygon arrays (mesh_polynum, mesh_polyadr, mesh_polynormal, mesh_polyvertadr,
+// mesh_polyvertnum, mesh_polyvert, mesh_polymapadr, mesh_polymapnum, mesh_polymap).
 
 // capacities: polygons/edges met at a mesh vertex (MuJoCo's nmeshdegmax) and vertices of a
 // polygon (npolygonmax); MuJoCo's cone test mesh reaches 500 of both
@@ -2468,8 +2465,6 @@ PX_FN void pxk_ccdMulticontact(PX_MDC PX_IN(PX_REAL, ptr, PXK_PR), PX_IN(int, pt
   pxk_mccClip(sr, si, face1, nface1, face2, nface2, nrm, wdir);
 }
 
-#endif  // PXK_MESH_POLYGONS
-
 // ------------------------------------ mjc_ccd ---------------------------------------------------
 
 // move the witness points apart by the shrunk radii and reduce the distance (inflate)
@@ -2496,7 +2491,7 @@ PX_FN void pxk_ccdInflate(PX_INOUT(PX_REAL, sr, PXK_SR), PX_REAL m1, PX_REAL m2)
 }
 
 // MuJoCo's mjc_ccd: negative result for penetration, the witness pairs in the status (x1, x2,
-// dist, nx); maxcon > 1 asks for polygon multi-contact (with PXK_MESH_POLYGONS); cutoff is
+// dist, nx); maxcon > 1 asks for polygon multi-contact; cutoff is
 // mjCCDConfig's dist_cutoff: 0 (penetration only: GJK may stop at a separating plane or a
 // containing tetrahedron) or the distance up to which separated geoms are measured (farther:
 // the "infinite" PXK_CCD_MAXLIMIT)
@@ -2594,14 +2589,10 @@ PX_FN PX_REAL pxk_ccd(PX_MDC PX_INOUT(PX_REAL, sr, PXK_SR), PX_INOUT(int, si, PX
     }
     si[PXK_SI_EPASTAT] = ret;
     if (ret == 0) {
-#ifdef PXK_MESH_POLYGONS
       int face = pxk_ccdEpa(PX_MDARGC ptr, pti, sr, si, obj1, oi1, obj2, oi2);
       if (maxcon > 1 && face >= 0) {
         pxk_ccdMulticontact(PX_MDARGC ptr, pti, face, sr, si, obj1, oi1, obj2, oi2);
       }
-#else
-      pxk_ccdEpa(PX_MDARGC ptr, pti, sr, si, obj1, oi1, obj2, oi2);
-#endif
     }
   }
   PXR mind = sr[PXK_SR_DIST];
@@ -2757,11 +2748,7 @@ PX_FN int pxk_colConvex(PX_MDC int g1, int g2, PX_REAL margin, int adr) {
   for (int k = 0; k < 9; k++) fr[k] = PX_ZERO;
   for (int pass = 0; pass < 5; pass++) {
     if (pass > 0 && rotate == 0) break;
-#ifdef PXK_MESH_POLYGONS
     int mc = pass == 0 ? maxcon : 1;
-#else
-    int mc = 1;
-#endif
     if (pass > 0) {
       int ax = (pass - 1) / 2;
       int an = (pass - 1) - 2 * ax;

@@ -109,6 +109,7 @@ static inline float px_bitsMakeFlt(uint32_t u) {
 // access to model sizes, model arrays and the current world's data arrays
 #define MS(size) (m->size)
 #define MOPT(field) (m->opt.field)
+#define MSTAT(field) (m->stat.field)
 #define M(field, i) (m->field[i])
 #define D(field, i) (d->field[i])
 
@@ -120,5 +121,11 @@ static inline float px_bitsMakeFlt(uint32_t u) {
 #define PXK_SCR_R(i) (d->colscr_r[i])
 #define PXK_SCR_I(i) (d->colscr_i[i])
 #define PXK_NBPMAX (d->nbpmax)
+
+// this world's constraint rows and solver scratch (PX_EFC_FIELDS), their counts (efc_n) and
+// row capacity (csrc/kern/constraint.h, csrc/kern/solver.h)
+#define PXK_E(field, i) (d->field[i])
+#define PXK_EN(k) (d->efc_n[k])
+#define PXK_NEFCMAX (d->nefcmax)
 
 #endif  // PX_KERN_PRELUDE_C_H_

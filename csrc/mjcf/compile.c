@@ -1765,6 +1765,9 @@ static pxtStatus treeSizes(cc* k, pxModel* sz) {
     sz->nmeshvert += k->mesh[i].nvert;
     sz->nmeshface += k->mesh[i].nface;
     sz->nmeshgraph += k->mesh[i].szgraph;
+    sz->nmeshpoly += k->mesh[i].npoly;
+    sz->nmeshpolyvert += k->mesh[i].npolyvert;
+    sz->nmeshpolymap += k->mesh[i].npolymap;
   }
 
   sz->nhfield = s->nhfield;
@@ -2194,7 +2197,7 @@ static void meshExtrema(pxModel* m, int i) {
 
 static void fillAssets(cc* k, pxModel* m) {
   const pxcSpec* s = k->s;
-  int vadr = 0, fadr = 0, gadr = 0, hadr = 0;
+  int vadr = 0, fadr = 0, gadr = 0, hadr = 0, padr = 0, pvadr = 0, pmadr = 0;
   for (int i = 0; i < s->nhfield; i++) {
     const pxcHfield* h = s->hfield + i;
     memcpy(m->hfield_size + 4 * i, h->size, 4 * sizeof(double));
@@ -2218,6 +2221,30 @@ static void fillAssets(cc* k, pxModel* m) {
     if (me->nface) memcpy(m->mesh_face + 3 * fadr, me->face, 3 * sizeof(int) * (size_t)me->nface);
     if (me->szgraph) memcpy(m->mesh_graph + gadr, me->graph, sizeof(int) * (size_t)me->szgraph);
     meshExtrema(m, i);
+
+    // polygons (CopyPolygons, CopyPolygonMap, CopyPolygonNormals)
+    m->mesh_polyadr[i] = padr;
+    m->mesh_polynum[i] = me->npoly;
+    if (me->npoly)
+      memcpy(m->mesh_polynormal + 3 * padr, me->polynormal, 3 * sizeof(double) * (size_t)me->npoly);
+    for (int p = 0, a = pvadr; p < me->npoly; p++) {
+      m->mesh_polyvertadr[padr + p] = a;
+      m->mesh_polyvertnum[padr + p] = me->polyvertnum[p];
+      a += me->polyvertnum[p];
+    }
+    if (me->npolyvert)
+      memcpy(m->mesh_polyvert + pvadr, me->polyvert, sizeof(int) * (size_t)me->npolyvert);
+    for (int v = 0, a = pmadr; v < me->nvert; v++) {
+      int n = me->polymapnum ? me->polymapnum[v] : 0;
+      m->mesh_polymapadr[vadr + v] = a;
+      m->mesh_polymapnum[vadr + v] = n;
+      a += n;
+    }
+    if (me->npolymap)
+      memcpy(m->mesh_polymap + pmadr, me->polymap, sizeof(int) * (size_t)me->npolymap);
+    padr += me->npoly;
+    pvadr += me->npolyvert;
+    pmadr += me->npolymap;
     vadr += me->nvert;
     fadr += me->nface;
     gadr += me->szgraph;

@@ -13,6 +13,9 @@
 //     their indices (a negative scale product swaps the winding); volume, center of mass and
 //     inertia follow ComputeVolume / ComputeSurfaceArea / ComputeInertia with the same
 //     floating-point operation order, so that results match to the last bit in most cases.
+//   - MakePolygons: the hull's coplanar triangles merged into polygons, emitted in the
+//     iteration order of MuJoCo's std::unordered_map (libc++'s, reproduced below); normals from
+//     the final vertices.
 // The compiler-side checks (at least 4 vertices, valid face indices, finite coordinates,
 // degenerate hulls, inconsistent orientation for exact inertia, small volume, triangle
 // inequality of the principal moments) give MuJoCo's messages, prefixed with the mesh name.
@@ -94,6 +97,11 @@ void pxc_meshFree(pxcMesh* mesh) {
   free(mesh->vert);
   free(mesh->face);
   free(mesh->graph);
+  free(mesh->polyvertnum);
+  free(mesh->polyvert);
+  free(mesh->polynormal);
+  free(mesh->polymapnum);
+  free(mesh->polymap);
   pxc_meshInit(mesh);
 }
 
@@ -1030,6 +1038,365 @@ static pxtStatus makeGraph(pxcMesh* mesh, double* dvert, int maxhullvert, const 
   return code;
 }
 
+//---------------------------------- polygons (MuJoCo's MakePolygons) ------------------------------
+// Hull triangles whose normals round to the same (azimuth, polar) angle pair, in steps of 0.01
+// rad, are merged into polygons: each group keeps its boundary edges (an edge shared by two of
+// its triangles cancels) labelled by connected component ("island"), and each component's
+// boundary, walked edge to edge, is one polygon. MuJoCo keeps the groups in a
+// std::unordered_map keyed by the angle pair and emits them in the map's iteration order; its
+// release library uses LLVM's libc++, so the polygon order is that of libc++'s hash table,
+// which polyTable below reproduces: the hash of a double is its bit pattern (0 for +-0), a pair
+// hashes to the XOR of the two, buckets grow 0 -> 2 -> prime >= 2n+1 when the size would
+// exceed them, and a node enters at the front of its bucket's run, or at the front of the list
+// when its bucket is empty.
+
+#define POLY_ANGLE_TOL 0.01
+#define POLY_PI 3.14159265358979323846
+
+// one group of coplanar triangles: boundary edges as (from, to, island) triples
+typedef struct {
+  double key[2];
+  uint64_t hash;
+  int next;  // next node in iteration order, -1 at the end
+  IntVec edge;
+  int nisland;
+} PolyNode;
+
+// libc++-style hash table over PolyNode; "links" are 0 for the list head, node index + 1 else
+typedef struct {
+  PolyNode* node;
+  size_t n, cap;
+  int first;    // first node in iteration order, -1 if none
+  int* bucket;  // per bucket: link preceding the bucket's run, -1 if empty
+  size_t nbucket;
+} PolyTable;
+
+static uint64_t hashDouble(double x) {
+  if (x == 0) return 0;
+  uint64_t h;
+  memcpy(&h, &x, sizeof(h));
+  return h;
+}
+
+static size_t constrainHash(uint64_t h, size_t nb) {
+  if (!(nb & (nb - 1))) return (size_t)(h & (nb - 1));
+  return h < nb ? (size_t)h : (size_t)(h % nb);
+}
+
+static size_t nextPrime(size_t n) {
+  if (n <= 2) return 2;
+  for (;; n++) {
+    int prime = n % 2 != 0;
+    for (size_t d = 3; prime && d * d <= n; d += 2) prime = n % d != 0;
+    if (prime) return n;
+  }
+}
+
+static int linkNext(const PolyTable* t, int link) {
+  return link == 0 ? t->first : t->node[link - 1].next;
+}
+
+static void setLinkNext(PolyTable* t, int link, int next) {
+  if (link == 0) {
+    t->first = next;
+  } else {
+    t->node[link - 1].next = next;
+  }
+}
+
+// redistribute the nodes over nb buckets, keeping runs of equal buckets together (libc++)
+static int polyRehash(PolyTable* t, size_t nb) {
+  int* bucket = malloc(nb * sizeof(int));
+  if (!bucket) return 0;
+  free(t->bucket);
+  t->bucket = bucket;
+  t->nbucket = nb;
+  for (size_t i = 0; i < nb; i++) bucket[i] = -1;
+  int pp = 0, cp = t->first;
+  if (cp < 0) return 1;
+  size_t phash = constrainHash(t->node[cp].hash, nb);
+  bucket[phash] = pp;
+  pp = cp + 1;
+  for (cp = t->node[cp].next; cp >= 0; cp = linkNext(t, pp)) {
+    size_t chash = constrainHash(t->node[cp].hash, nb);
+    if (chash == phash) {
+      pp = cp + 1;
+    } else if (bucket[chash] < 0) {
+      bucket[chash] = pp;
+      pp = cp + 1;
+      phash = chash;
+    } else {
+      setLinkNext(t, pp, t->node[cp].next);
+      t->node[cp].next = linkNext(t, bucket[chash]);
+      setLinkNext(t, bucket[chash], cp);
+    }
+  }
+  return 1;
+}
+
+// node with this key, or -1
+static int polyFind(const PolyTable* t, const double key[2], uint64_t hash) {
+  if (!t->nbucket) return -1;
+  size_t chash = constrainHash(hash, t->nbucket);
+  int link = t->bucket[chash];
+  if (link < 0) return -1;
+  for (int nd = linkNext(t, link); nd >= 0; nd = t->node[nd].next) {
+    const PolyNode* p = t->node + nd;
+    if (p->hash != hash && constrainHash(p->hash, t->nbucket) != chash) break;
+    if (p->hash == hash && p->key[0] == key[0] && p->key[1] == key[1]) return nd;
+  }
+  return -1;
+}
+
+// append a node for a new key (not present), linked where libc++'s emplace puts it; -1: no memory
+static int polyInsert(PolyTable* t, const double key[2], uint64_t hash) {
+  if (!GROW(t->node, t->cap, t->n, 1)) return -1;
+  size_t nb = t->nbucket;
+  if ((float)(t->n + 1) > (float)nb * 1.0f || nb == 0) {
+    size_t grow = 2 * nb + !(nb > 2 && !(nb & (nb - 1)));
+    size_t need = (size_t)ceilf((float)(t->n + 1) / 1.0f);
+    size_t want = grow > need ? grow : need;
+    if (want == 1) {
+      want = 2;
+    } else if (want & (want - 1)) {
+      want = nextPrime(want);
+    }
+    if (want > nb && !polyRehash(t, want)) return -1;
+    nb = t->nbucket;
+  }
+  int id = (int)t->n++;
+  PolyNode* p = t->node + id;
+  memset(p, 0, sizeof(*p));
+  p->key[0] = key[0];
+  p->key[1] = key[1];
+  p->hash = hash;
+  size_t chash = constrainHash(hash, nb);
+  int pn = t->bucket[chash];
+  if (pn < 0) {
+    p->next = t->first;
+    t->first = id;
+    t->bucket[chash] = 0;
+    if (p->next >= 0) t->bucket[constrainHash(t->node[p->next].hash, nb)] = id + 1;
+  } else {
+    p->next = linkNext(t, pn);
+    setLinkNext(t, pn, id);
+  }
+  return id;
+}
+
+static void polyTableFree(PolyTable* t) {
+  for (size_t i = 0; i < t->n; i++) free(t->node[i].edge.data);
+  free(t->node);
+  free(t->bucket);
+}
+
+// rounded normal angles of triangle (v1, v2, v3); 0 for a degenerate triangle
+static int polyKey(double key[2], const double* v1, const double* v2, const double* v3) {
+  double d12[3] = {v2[0] - v1[0], v2[1] - v1[1], v2[2] - v1[2]};
+  double d13[3] = {v3[0] - v1[0], v3[1] - v1[1], v3[2] - v1[2]};
+  double nrm[3];
+  cross3(nrm, d12, d13);
+  double len = sqrt(dot3(nrm, nrm));
+  if (len < MINVAL) return 0;
+
+  // + 0.0 turns -0 into +0 (atan2 tells them apart)
+  for (int k = 0; k < 3; k++) nrm[k] = nrm[k] / len + 0.0;
+  key[0] = 0;
+  key[1] = 0;
+  if (fabs(nrm[2]) > 1.0 - 1e-7) {
+    if (nrm[2] < 0) key[1] = round(POLY_PI / POLY_ANGLE_TOL);
+    return 1;
+  }
+  key[0] = round(atan2(nrm[1], nrm[0]) / POLY_ANGLE_TOL);
+  key[1] = round(acos(nrm[2]) / POLY_ANGLE_TOL);
+  return 1;
+}
+
+// remove edge triple i
+static void polyEraseEdge(IntVec* e, size_t i) {
+  memmove(e->data + 3 * i, e->data + 3 * i + 3, (e->n - 3 * i - 3) * sizeof(int));
+  e->n -= 3;
+}
+
+// first edge (to, from) reversed of (from, to): its index, or -1
+static long polyFindEdge(const IntVec* e, int from, int to) {
+  for (size_t i = 0; 3 * i < e->n; i++) {
+    if (e->data[3 * i] == to && e->data[3 * i + 1] == from) return (long)i;
+  }
+  return -1;
+}
+
+// islands a and b meet: keep the smaller label, shift the labels above the larger one down
+static void polyCombine(PolyNode* p, int* a, int* b) {
+  if (*b < *a) {
+    int tmp = *a;
+    *a = *b;
+    *b = tmp;
+  }
+  for (size_t k = 0; 3 * k < p->edge.n; k++) {
+    int* isl = p->edge.data + 3 * k + 2;
+    if (*isl == *b) {
+      *isl = *a;
+    } else if (*isl > *b) {
+      (*isl)--;
+    }
+  }
+}
+
+static int pushEdge(IntVec* e, int from, int to, int island) {
+  return pushInt(e, from) && pushInt(e, to) && pushInt(e, island);
+}
+
+// add triangle (v1, v2, v3) to a group: shared edges cancel, islands it touches merge; 0: no memory
+static int polyAddFace(PolyNode* p, int v1, int v2, int v3) {
+  int vv[3] = {v1, v2, v3}, add[3] = {1, 1, 1};
+  int island = -1;
+  for (int s = 0; s < 3; s++) {
+    long i = polyFindEdge(&p->edge, vv[s], vv[(s + 1) % 3]);
+    if (i < 0) continue;
+    int other = p->edge.data[3 * i + 2];
+    if (island == -1) {
+      island = other;
+    } else if (other != island) {
+      p->nisland--;
+      polyCombine(p, &island, &other);
+    }
+    add[s] = 0;
+    polyEraseEdge(&p->edge, (size_t)i);
+  }
+  if (island == -1) island = p->nisland++;
+  for (int s = 0; s < 3; s++) {
+    if (add[s] && !pushEdge(&p->edge, vv[s], vv[(s + 1) % 3], island)) return 0;
+  }
+  return 1;
+}
+
+// append the boundary loops of a group (polygons with 3 or more vertices) to out/num; 0: no memory
+static int polyPaths(const PolyNode* p, IntVec* out, IntVec* num) {
+  const int* e = p->edge.data;
+  int ne = (int)(p->edge.n / 3);
+  if (ne == 3) {
+    return pushInt(out, e[0]) && pushInt(out, e[3]) && pushInt(out, e[6]) && pushInt(num, 3);
+  }
+  for (int isl = 0; isl < p->nisland; isl++) {
+    size_t start = out->n;
+    int j = 0;
+    while (j < ne && e[3 * j + 2] != isl) j++;
+    if (j == ne) continue;
+    if (!pushInt(out, e[3 * j]) || !pushInt(out, e[3 * j + 1])) return 0;
+    int head = e[3 * j], next = e[3 * j + 1], closed = 0;
+
+    // follow the edge leaving the current vertex (MuJoCo's scan starts at edge 1)
+    for (int l = 0; l < ne && !closed; l++) {
+      for (int k = 1; k < ne; k++) {
+        if (e[3 * k + 2] == isl && e[3 * k] == next) {
+          next = e[3 * k + 1];
+          if (next == head) {
+            closed = 1;
+          } else if (!pushInt(out, next)) {
+            return 0;
+          }
+          break;
+        }
+      }
+    }
+    int len = (int)(out->n - start);
+    if (!closed || len < 3) {
+      out->n = start;
+    } else if (!pushInt(num, len)) {
+      return 0;
+    }
+  }
+  return 1;
+}
+
+// build mesh->poly* from the hull triangles (dvert: untransformed vertices); 0: no memory
+static int makePolygons(pxcMesh* mesh, const double* dvert) {
+  const int* graph = mesh->graph;
+  int nface = graph[1];
+  const int* face = graph + 2 + 3 * graph[0] + 3 * nface;
+  PolyTable t;
+  memset(&t, 0, sizeof(t));
+  t.first = -1;
+  IntVec vert = {0}, num = {0};
+  int ok = 1;
+  for (int i = 0; i < nface && ok; i++) {
+    const int* f = face + 3 * i;
+    double key[2];
+    if (!polyKey(key, dvert + 3 * f[0], dvert + 3 * f[1], dvert + 3 * f[2])) continue;
+    uint64_t hash = hashDouble(key[0]) ^ hashDouble(key[1]);
+    int nd = polyFind(&t, key, hash);
+    if (nd >= 0) {
+      ok = polyAddFace(t.node + nd, f[0], f[1], f[2]);
+    } else {
+      nd = polyInsert(&t, key, hash);
+      ok = nd >= 0 && pushEdge(&t.node[nd].edge, f[0], f[1], 0) &&
+           pushEdge(&t.node[nd].edge, f[1], f[2], 0) && pushEdge(&t.node[nd].edge, f[2], f[0], 0);
+      if (ok) t.node[nd].nisland = 1;
+    }
+  }
+  for (int nd = t.first; nd >= 0 && ok; nd = t.node[nd].next)
+    ok = polyPaths(t.node + nd, &vert, &num);
+  polyTableFree(&t);
+
+  // vertex -> polygon map, in polygon order
+  int nvert = mesh->nvert, npoly = (int)num.n;
+  mesh->polymapnum = ok ? calloc((size_t)nvert + 1, sizeof(int)) : NULL;
+  mesh->polymap = ok ? malloc(vert.n * sizeof(int) + 1) : NULL;
+  mesh->polynormal = ok ? calloc(3 * (size_t)npoly + 1, sizeof(double)) : NULL;
+  int* fill = ok ? calloc((size_t)nvert + 1, sizeof(int)) : NULL;
+  if (!mesh->polymapnum || !mesh->polymap || !mesh->polynormal || !fill) {
+    free(vert.data);
+    free(num.data);
+    free(fill);
+    return 0;
+  }
+  mesh->npoly = npoly;
+  mesh->npolyvert = (int)vert.n;
+  mesh->polyvertnum = num.data;
+  mesh->polyvert = vert.data;
+  mesh->npolymap = (int)vert.n;
+  if (!mesh->polyvertnum) mesh->polyvertnum = calloc(1, sizeof(int));
+  if (!mesh->polyvert) mesh->polyvert = calloc(1, sizeof(int));
+  for (size_t k = 0; k < vert.n; k++) mesh->polymapnum[vert.data[k]]++;
+  for (int v = 1; v < nvert; v++) fill[v] = fill[v - 1] + mesh->polymapnum[v - 1];
+  for (int i = 0, adr = 0; i < npoly; i++) {
+    for (int j = 0; j < num.data[i]; j++) {
+      int v = vert.data[adr + j];
+      mesh->polymap[fill[v]++] = i;
+    }
+    adr += num.data[i];
+  }
+  free(fill);
+  return mesh->polyvertnum && mesh->polyvert;
+}
+
+// polygon normals from the first three vertices of each polygon (mjuu_makenormal), on the final
+// (principal-frame, double) vertices
+static void polygonNormals(pxcMesh* mesh, const double* dvert) {
+  for (int i = 0, adr = 0; i < mesh->npoly; i++) {
+    const int* pv = mesh->polyvert + adr;
+    const double* a = dvert + 3 * pv[0];
+    const double* b = dvert + 3 * pv[1];
+    const double* c = dvert + 3 * pv[2];
+    double ab[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
+    double ac[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
+    double* n = mesh->polynormal + 3 * i;
+    cross3(n, ab, ac);
+    double len = sqrt(dot3(n, n));
+    if (len < EPS) {
+      n[0] = 1;
+      n[1] = 0;
+      n[2] = 0;
+    } else {
+      n[0] /= len;
+      n[1] /= len;
+      n[2] /= len;
+    }
+    adr += mesh->polyvertnum[i];
+  }
+}
+
 //---------------------------------- mass properties -----------------------------------------------
 
 // area-weighted centroid of the faces; returns the total area
@@ -1354,6 +1721,11 @@ pxtStatus pxc_meshProcess(pxcMesh* mesh, const pxcMeshDef* def, pxStatus* st) {
     }
   }
 
+  // polygons of the hull (merged coplanar triangles), on the untransformed vertices
+  if (code == PX_OK && mesh->szgraph && !makePolygons(mesh, dvert)) {
+    code = PX_FAIL(st, PX_ERR_NOMEM, "mesh '%s': out of memory for the mesh polygons", name);
+  }
+
   // left-handed scale: reverse the winding (an MSH file was already reversed at load in
   // MuJoCo, so its faces end up unchanged)
   int righthand = def->scale[0] * def->scale[1] * def->scale[2] > 0;
@@ -1394,7 +1766,8 @@ pxtStatus pxc_meshProcess(pxcMesh* mesh, const pxcMeshDef* def, pxStatus* st) {
       }
     }
 
-    // narrow back to float
+    // polygon normals on the final vertices, then narrow back to float
+    polygonNormals(mesh, dvert);
     for (int i = 0; i < 3 * nvert; i++) mesh->vert[i] = (float)dvert[i];
     mesh->inertia = mode;
     mesh->processed = 1;

@@ -6,6 +6,8 @@
 //   2. if needed, build the convex hull with Qhull ("qhull Qt", plus "Q9 TA<maxhullvert-4>")
 //      on the untransformed vertices and lay it out as MuJoCo's mesh_graph; a mesh without
 //      faces takes the hull's triangles as its faces;
+//      the hull's coplanar triangles are merged into polygons (MuJoCo's MakePolygons, in its
+//      order), whose normals are computed on the final vertices;
 //   3. compute the volume (or, for inertia="shell", the surface area), the center of mass and
 //      the inertia per unit density: from the hull for inertia="convex", from the faces with
 //      signed volumes for "exact", with absolute volumes for "legacy" (MuJoCo's default);
@@ -22,7 +24,7 @@
 //   pxc_defaultMeshDef(&def);                      // then copy scale, inertia, ... from the spec
 //   def.needhull = <a geom of type mesh collides>;
 //   pxc_meshProcess(&mesh, &def, st);
-//   ... copy mesh.vert, mesh.face, mesh.graph, mesh.pos, mesh.quat into the model ...
+//   ... copy mesh.vert, mesh.face, mesh.graph, mesh.poly*, mesh.pos, mesh.quat into the model ...
 //   pxc_meshFree(&mesh);
 //
 // Geom mass and inertia (MuJoCo's mjCGeom for type="mesh"): volume = pxc_meshVolumeRef(&mesh),
@@ -66,6 +68,17 @@ typedef struct {
   //   edge_localid[numvert + 3*numface], face_globalid[3*numface]
   int szgraph;
   int* graph;  // (szgraph x 1)
+
+  // polygons: coplanar hull triangles merged (MuJoCo's MakePolygons), in MuJoCo's order; only
+  // for meshes with a graph (npoly = 0 and the arrays NULL otherwise)
+  int npoly;           // number of polygons (mesh_polynum)
+  int npolyvert;       // vertices over all polygons
+  int* polyvertnum;    // vertices per polygon                             (npoly)
+  int* polyvert;       // vertex ids of each polygon, one after the other  (npolyvert)
+  double* polynormal;  // unit normal per polygon, in the final frame      (npoly x 3)
+  int npolymap;        // entries of polymap (= npolyvert)
+  int* polymapnum;     // polygons at each vertex                          (nvert)
+  int* polymap;        // polygon ids per vertex, vertex after vertex      (npolymap)
 
   // results of pxc_meshProcess
   int processed;     // 1 after a successful pxc_meshProcess

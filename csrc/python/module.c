@@ -125,6 +125,22 @@ static int dataField(const pxModel* m, const pxData* d, const char* name, fieldI
   }
   PX_DATA_FIELDS(X)
 #undef X
+  // the constraint rows: views of the nefc rows of the last constraint stage (MuJoCo's shapes)
+  if (!strncmp(name, "efc_", 4) && strncmp(name, "efc_sv_", 7) && strncmp(name, "efc_cn_", 7) &&
+      strncmp(name, "efc_is_", 7) && strncmp(name, "efc_pg_", 7)) {
+    npy_intp nefc = d->efc_n ? d->efc_n[PX_EFC_NEFC] : 0;
+#define X(type, fname, n)                                                             \
+  if (!strcmp(name, #fname)) {                                                        \
+    f->npy = PXNPY_##type;                                                            \
+    f->ptr = (void*)d->fname;                                                         \
+    f->nrow = nefc;                                                                   \
+    f->ncol = !strcmp(#fname, "efc_J") ? m->nv : !strcmp(#fname, "efc_KBIP") ? 4 : 1; \
+    f->flat = f->ncol == 1 && strcmp(#fname, "efc_J");                                \
+    return 1;                                                                         \
+  }
+    PX_EFC_FIELDS(X)
+#undef X
+  }
   return 0;
 }
 
@@ -700,6 +716,20 @@ static PyObject* data_get_ncon(PyObject* self, void* closure) {
   return PyLong_FromLong(*dob->d.ncon);
 }
 
+// nefc, ne, nf, nl and the solver's iterations (closure: the efc_n entry)
+static PyObject* data_get_efcn(PyObject* self, void* closure) {
+  DataObject* dob = (DataObject*)self;
+  if (!dataReady(dob)) return NULL;
+  return PyLong_FromLong(dob->d.efc_n[(int)(intptr_t)closure]);
+}
+
+static PyObject* data_get_nefcmax(PyObject* self, void* closure) {
+  (void)closure;
+  DataObject* dob = (DataObject*)self;
+  if (!dataReady(dob)) return NULL;
+  return PyLong_FromLong(dob->d.nefcmax);
+}
+
 static PyObject* data_get_nconmax(PyObject* self, void* closure) {
   (void)closure;
   DataObject* dob = (DataObject*)self;
@@ -727,6 +757,23 @@ static PyGetSetDef dataGetSet[] = {
     {"ncon", data_get_ncon, NULL, "number of detected contacts (mjData.ncon)", NULL},
     {"nconmax", data_get_nconmax, NULL,
      "contact capacity of this Data (<size nconmax>, else the static bound, at most 10000)", NULL},
+    {"nefc", data_get_efcn, NULL, "number of constraint rows (mjData.nefc)",
+     (void*)(intptr_t)PX_EFC_NEFC},
+    {"ne", data_get_efcn, NULL, "number of equality rows (mjData.ne)", (void*)(intptr_t)PX_EFC_NE},
+    {"nf", data_get_efcn, NULL, "number of friction loss rows (mjData.nf)",
+     (void*)(intptr_t)PX_EFC_NF},
+    {"nl", data_get_efcn, NULL, "number of limit rows (mjData.nl)", (void*)(intptr_t)PX_EFC_NL},
+    {"solver_niter", data_get_efcn, NULL,
+     "iterations of the last constraint solve (mjData.solver_niter[0]; monolithic)",
+     (void*)(intptr_t)PX_EFC_NITER},
+    {"nisland", data_get_efcn, NULL,
+     "number of constraint islands of the last solve (mjData.nisland; 0 with the island flag "
+     "disabled)",
+     (void*)(intptr_t)PX_EFC_NISLAND},
+    {"nidof", data_get_efcn, NULL, "number of dofs in constraint islands (mjData.nidof)",
+     (void*)(intptr_t)PX_EFC_NIDOF},
+    {"nefcmax", data_get_nefcmax, NULL,
+     "constraint row capacity of this Data (<size njmax>, else the static bound)", NULL},
     {"_contact_bytes", data_get_contact_bytes, NULL,
      "the contact records as a uint8 array (sizeof(pxContact) bytes each)", NULL},
     {NULL, NULL, NULL, NULL, NULL}};
@@ -1162,6 +1209,26 @@ static PyObject* model_copy(PyObject* self, PyObject* unused) {
 }
 
 // every per-world array and the time of a Data, as one blob
+// elements per row of a MuJoCo-visible efc array (efc_J: nv, efc_KBIP: 4), 0 for phalanx scratch
+static size_t efcRowWidth(const char* name, int nv) {
+  if (!strncmp(name, "efc_sv_", 7) || !strncmp(name, "efc_cn_", 7) ||
+      !strncmp(name, "efc_is_", 7) || !strncmp(name, "efc_pg_", 7)) {
+    return 0;
+  }
+  if (!strcmp(name, "efc_J")) return (size_t)nv;
+  if (!strcmp(name, "efc_KBIP")) return 4;
+  return 1;
+}
+
+// bytes of the constraint rows in _to_bytes: the counts, then nefc rows of each visible array
+static size_t efcBytes(const pxModel* m, int nefc) {
+  size_t n = PX_EFC_NCOUNT * sizeof(int);
+#define X(type, name, sz) n += (size_t)nefc * efcRowWidth(#name, m->nv) * sizeof(type);
+  PX_EFC_FIELDS(X)
+#undef X
+  return n;
+}
+
 static PyObject* data_to_bytes(PyObject* self, PyObject* unused) {
   (void)unused;
   DataObject* dob = (DataObject*)self;
@@ -1173,6 +1240,8 @@ static PyObject* data_to_bytes(PyObject* self, PyObject* unused) {
 #undef X
   int ncon = *dob->d.ncon;
   n += sizeof(int) + (size_t)ncon * sizeof(pxContact);
+  int nefc = dob->d.efc_n[PX_EFC_NEFC];
+  n += efcBytes(m, nefc);
   PyObject* out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)n);
   if (!out) return NULL;
   char* p = PyBytes_AS_STRING(out);
@@ -1188,6 +1257,17 @@ static PyObject* data_to_bytes(PyObject* self, PyObject* unused) {
 #undef X
   memcpy(p, &ncon, sizeof(int));
   memcpy(p + sizeof(int), dob->d.contact, (size_t)ncon * sizeof(pxContact));
+  p += sizeof(int) + (size_t)ncon * sizeof(pxContact);
+  memcpy(p, dob->d.efc_n, PX_EFC_NCOUNT * sizeof(int));
+  p += PX_EFC_NCOUNT * sizeof(int);
+#define X(type, name, sz)                                                \
+  {                                                                      \
+    size_t k_ = (size_t)nefc * efcRowWidth(#name, m->nv) * sizeof(type); \
+    memcpy(p, dob->d.name, k_);                                          \
+    p += k_;                                                             \
+  }
+  PX_EFC_FIELDS(X)
+#undef X
   return out;
 }
 
@@ -1202,14 +1282,18 @@ static PyObject* data_set_bytes(PyObject* self, PyObject* args) {
   PX_DATA_FIELDS(X)
 #undef X
   // the arrays, then the contact count and that many contact records
-  int ncon = -1;
+  int ncon = -1, nefc = -1;
   if ((size_t)b.len >= n + sizeof(int)) memcpy(&ncon, (const char*)b.buf + n, sizeof(int));
-  if (ncon < 0 || ncon > dob->d.nconmax ||
-      (size_t)b.len != n + sizeof(int) + (size_t)ncon * sizeof(pxContact)) {
+  size_t ne = n + sizeof(int) + (size_t)(ncon > 0 ? ncon : 0) * sizeof(pxContact);
+  if (ncon >= 0 && (size_t)b.len >= ne + sizeof(int)) {
+    memcpy(&nefc, (const char*)b.buf + ne, sizeof(int));
+  }
+  if (ncon < 0 || ncon > dob->d.nconmax || nefc < 0 || nefc > dob->d.nefcmax ||
+      (size_t)b.len != ne + efcBytes(m, nefc)) {
     PyBuffer_Release(&b);
     PyErr_Format(PyExc_ValueError,
                  "Data._set_bytes: %zd bytes; this model's Data has %zu, then the contact count "
-                 "(at most %d) and the contacts",
+                 "(at most %d), the contacts and the constraint rows",
                  (Py_ssize_t)b.len, n, dob->d.nconmax);
     return NULL;
   }
@@ -1231,6 +1315,17 @@ static PyObject* data_set_bytes(PyObject* self, PyObject* args) {
 #undef X
   memcpy(dob->d.contact, p + sizeof(int), (size_t)ncon * sizeof(pxContact));
   *dob->d.ncon = ncon;
+  p += sizeof(int) + (size_t)ncon * sizeof(pxContact);
+  memcpy(dob->d.efc_n, p, PX_EFC_NCOUNT * sizeof(int));
+  p += PX_EFC_NCOUNT * sizeof(int);
+#define X(type, name, sz)                                                \
+  {                                                                      \
+    size_t k_ = (size_t)nefc * efcRowWidth(#name, m->nv) * sizeof(type); \
+    memcpy(dob->d.name, p, k_);                                          \
+    p += k_;                                                             \
+  }
+  PX_EFC_FIELDS(X)
+#undef X
   PyBuffer_Release(&b);
   Py_RETURN_NONE;
 }

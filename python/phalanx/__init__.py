@@ -618,7 +618,8 @@ def applyFT(model, data, force, torque, point, body, qfrc_target):
 
 def rnePostConstraint(model, data):
     """cacc, cfrc_int and cfrc_ext from the forward results (mj_rnePostConstraint); computed on
-    demand, as in MuJoCo. Raises NotImplementedError where constraint forces can arise."""
+    demand, as in MuJoCo, with the contact and connect/weld forces of the last forward pass.
+    Raises NotImplementedError for a model forward refuses."""
     _core.rnePostConstraint(model, data)
 
 

@@ -239,6 +239,8 @@ def test_bad_input():
         env.step(np.zeros((2, 6)))
 
 
-def test_unconstrained_model_required():
-    with pytest.raises(NotImplementedError):
-        phalanx.VectorEnv(PATH, 2, obs_fn, reward_fn)
+def test_unsupported_model_refused():
+    m = phalanx.Model.from_xml_path(PATH)
+    m.opt.jacobian = 1  # the sparse constraint Jacobian: not supported yet
+    with pytest.raises(NotImplementedError, match="sparse constraint Jacobian"):
+        phalanx.VectorEnv(m, 2, obs_fn, reward_fn)

@@ -4,11 +4,12 @@ geom-type pair MuJoCo's collision table sends to mjc_Convex, seeded random poses
 (penetrating, within margin + gap, beyond), multiccd on and off, margin zero and positive;
 contact count, dist, pos and frame compared per pair (measured: bit-equal, error 0).
 
-MuJoCo's polygon multi-contact (box-mesh and mesh-mesh without margin, multiccd on) needs mesh
-polygon arrays the model does not carry yet: those configurations are xfail in test_pair, and
-test_polygon_multicontact checks the guarded kernel code (PXK_MESH_POLYGONS) through a
-stand-alone C harness fed with MuJoCo's polygon arrays. Also: degenerate poses, tiny geoms,
-ccd_iterations/ccd_tolerance options, a driver-level scene through phalanx.collision."""
+MuJoCo's polygon multi-contact (box-mesh and mesh-mesh without margin, multiccd on) clips the
+mesh polygons the compiler builds (mesh_poly*, compared with MuJoCo's in test_conformance): it is
+covered by test_pair, and test_polygon_multicontact / test_polygon_multicontact_corpus run the
+kernel through a stand-alone C harness on MuJoCo's own geom poses (phalanx's polygon arrays,
+checked equal to MuJoCo's). Also: degenerate poses, tiny geoms, ccd_iterations/ccd_tolerance
+options, a driver-level scene through phalanx.collision."""
 
 import os
 import shutil
@@ -166,16 +167,7 @@ def _configs():
                 yield a, b, margin, gap, multiccd
 
 
-def _polygon_multicontact(a, b, margin, gap, multiccd):
-    """MuJoCo clips mesh polygons for more contacts (multicontact in engine_collision_gjk.c):
-    box-mesh and mesh-mesh without margin under multiccd; the model has no polygon data yet"""
-    discrete = {"box", "mesh", "meshs", "meshcube", "meshprism"}
-    return multiccd and margin + gap == 0 and a in discrete and b in discrete
-
-
-CONFIGS = [pytest.param(*c, marks=pytest.mark.xfail(
-    reason="polygon multi-contact needs mesh polygons (not in the model yet)"))
-    if _polygon_multicontact(*c) else c for c in _configs()]
+CONFIGS = list(_configs())
 
 
 @pytest.mark.parametrize("a,b,margin,gap,multiccd", CONFIGS,
@@ -213,10 +205,9 @@ def test_degenerate(a, b, multiccd):
     s = Sweep(a, b, 0.06, 0.02, multiccd, seed=5)
     for q in _degenerate_poses(s):
         s.compare(q)
-    if not _polygon_multicontact(a, b, 0.0, 0.0, multiccd):
-        s0 = Sweep(a, b, 0.0, 0.0, multiccd, seed=6)
-        for q in _degenerate_poses(s0):
-            s0.compare(q)
+    s0 = Sweep(a, b, 0.0, 0.0, multiccd, seed=6)
+    for q in _degenerate_poses(s0):
+        s0.compare(q)
     for k in (0, 3, 7, 10):
         q = s.random_qpos(0.3)
         q[k] = np.nan
@@ -253,32 +244,20 @@ OPTIONS = ['ccd_iterations="5"', 'ccd_iterations="200"', 'ccd_tolerance="1e-10"'
                                  ("ellipsoid", "mesh"), ("capsule", "cylinder"), ("box", "mesh")])
 def test_ccd_options(option, a, b, full):
     """GJK/EPA iteration limit and tolerance from <option> (EPA up to 200 iterations)"""
-    for margin in (0.06,) + (() if b == "mesh" and a == "box" else (0.0,)):
+    for margin in (0.06, 0.0):
         Sweep(a, b, margin, 0.0, True, seed=9, option=option).run(100 if full else 10)
 
 
-# ---- polygon multi-contact (compiled only with PXK_MESH_POLYGONS until the model has polygons) --
-# A stand-alone C harness compiles csrc/kern/collide.h with PXK_MESH_POLYGONS against a copy of
-# the model X-macro that adds MuJoCo's mesh polygon arrays, fills them from MuJoCo's model (the
-# rest from phalanx's), runs pxk_colConvex on MuJoCo's geom poses and compares the contacts.
+# ---- polygon multi-contact on MuJoCo's own poses -----------------------------------------------
+# A stand-alone C harness compiles csrc/kern/collide.h, fills the model arrays it reads from
+# phalanx's model (the polygon arrays checked equal to MuJoCo's first), runs pxk_colConvex on
+# MuJoCo's geom poses and compares the contacts.
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-
-POLY_FIELDS = """  X(int,     mesh_polynum,         nmesh,       1) \\
-  X(int,     mesh_polyadr,         nmesh,       1) \\
-  X(pxtNum,  mesh_polynormal,      nmeshpoly,   3) \\
-  X(int,     mesh_polyvertadr,     nmeshpoly,   1) \\
-  X(int,     mesh_polyvertnum,     nmeshpoly,   1) \\
-  X(int,     mesh_polyvert,        nmeshpolyvert, 1) \\
-  X(int,     mesh_polymapadr,      nmeshvert,   1) \\
-  X(int,     mesh_polymapnum,      nmeshvert,   1) \\
-  X(int,     mesh_polymap,         nmeshpolymap, 1) \\
-"""
 
 HARNESS = r"""
 #include <stdio.h>
 #include <stdlib.h>
-#define PXK_MESH_POLYGONS 1
 #include "kern/prelude_c.h"
 #include "kern/collide.h"
 
@@ -353,18 +332,10 @@ def harness(tmp_path_factory):
     if cc is None:
         pytest.skip("no C compiler")
     d = tmp_path_factory.mktemp("polyharness")
-    xm = open(os.path.join(ROOT, "csrc", "include", "px", "pxxmacro.h")).read()
-    xm = xm.replace("X(nmeshgraph)", "X(nmeshgraph) X(nmeshpoly) X(nmeshpolyvert) X(nmeshpolymap)",
-                    1)
-    anchor = "  X(int,     mesh_graph,           nmeshgraph,  1) \\\n"
-    assert anchor in xm
-    xm = xm.replace(anchor, anchor + POLY_FIELDS, 1)
-    os.makedirs(d / "ovr" / "px")
-    (d / "ovr" / "px" / "pxxmacro.h").write_text(xm)
     (d / "harness.c").write_text(HARNESS)
     exe = str(d / "harness")
     subprocess.run([cc, "-std=c11", "-O1", "-ffp-contract=off", "-D_POSIX_C_SOURCE=200809L",
-                    "-I" + str(d / "ovr"), "-I" + os.path.join(ROOT, "csrc", "include"),
+                    "-I" + os.path.join(ROOT, "csrc", "include"),
                     "-I" + os.path.join(ROOT, "csrc"), str(d / "harness.c"), "-o", exe, "-lm"],
                    check=True)
     return exe
@@ -402,8 +373,10 @@ def _run_harness(harness, tmp_path, pm, mm, xpos, xmat, recs):
     dump("mesh_vert", pm.mesh_vert, np.float32)
     for f in ("mesh_polynum", "mesh_polyadr", "mesh_polyvertadr", "mesh_polyvertnum",
               "mesh_polyvert", "mesh_polymapadr", "mesh_polymapnum", "mesh_polymap"):
-        dump(f, getattr(mm, f), np.int32)
-    dump("mesh_polynormal", mm.mesh_polynormal, np.float64)
+        assert np.array_equal(np.asarray(getattr(pm, f)), getattr(mm, f)), f
+        dump(f, getattr(pm, f), np.int32)
+    assert np.array_equal(np.asarray(pm.mesh_polynormal), mm.mesh_polynormal)
+    dump("mesh_polynormal", pm.mesh_polynormal, np.float64)
     dump("opt", [mm.opt.ccd_tolerance, mm.opt.ccd_iterations, mm.opt.disableflags, mm.ngeom],
          np.float64)
     dump("xpos", xpos, np.float64)

@@ -6,7 +6,9 @@ MuJoCo's candidate pairs are not conservative, and its contacts follow them. The
 each checked to be live (phalanx's narrow phase does report a contact for the pair MuJoCo drops,
 so a conservative driver would differ) and to agree with MuJoCo in every contact field:
   - the override flag: MuJoCo's bounds grow by 0.5 * o_margin per body and ignore gaps, while
-    the narrow phase uses o_margin + gaps;
+    the narrow phase uses o_margin + gaps; its midphase's inner tree nodes use o_margin too;
+  - box-box edge contacts mjc_BoxBox reports below the true distance (mj_geomDistance), whose
+    body pair the sweep drops;
   - float32 sweep and prune: bounds that touch in double can tie in float32, and the tie's order
     (mjSORT is stable) drops the pair; MuJoCo's stacked_boxes.xml at rest;
   - coordinates beyond 1e7, where float32 bounds of neighbouring bodies coincide;
@@ -17,8 +19,6 @@ box, margins and gaps) then compare all contacts under default options, override
 disabled, filterparent disabled, and shifted far from the origin; --full runs more states.
 mju_eig3 and the float32 rounding are compared bit for bit.
 """
-
-import os
 
 import numpy as np
 import pytest
@@ -132,8 +132,9 @@ def check_bvh(path=None, xml=None):
 
 
 @pytest.mark.parametrize("name", [
-    "model/humanoid/humanoid.xml", "model/humanoid/22_humanoids.xml", "model/cube/cube_3x3x3.xml",
-    "test/engine/testdata/collision_convex/stacked_boxes.xml"])
+    "model/humanoid/humanoid.xml", "test/engine/testdata/collision_convex/stacked_boxes.xml",
+    pytest.param("model/humanoid/22_humanoids.xml", marks=pytest.mark.slow),
+    pytest.param("model/cube/cube_3x3x3.xml", marks=pytest.mark.slow)])
 def test_bvh_matches_compiler(name):
     assert check_bvh(path=shared_model("mujoco", *name.split("/"))) > 0
 
@@ -191,50 +192,75 @@ def test_float32_tie_drops_touching_boxes():
     assert live > 0
 
 
-def test_stacked_boxes():
+@pytest.mark.parametrize("multiccd", ["enable", "disable"])
+def test_stacked_boxes(multiccd):
+    # MuJoCo's stacked boxes (mesh and primitive), with the model's multiccd (polygon
+    # multi-contact of the mesh pairs) and without: at rest, touching boxes tie in float32 and
+    # MuJoCo drops them
     path = shared_model("mujoco", "test", "engine", "testdata", "collision_convex",
                         "stacked_boxes.xml")
-    # multiccd off in both engines: the broad phase is what this test checks, and phalanx
-    # refuses the mesh pairs' polygon multi-contact (multiccd at zero margin) for now
     with open(path) as f:
-        xml = f.read().replace('multiccd="enable"', 'multiccd="disable"')
-    assert 'multiccd="disable"' in xml
-    cwd = os.getcwd()
-    os.chdir(os.path.dirname(path))
-    try:
-        pm = phalanx.Model.from_xml_string(xml)
-        mm = mujoco.MjModel.from_xml_string(xml)
-    finally:
-        os.chdir(cwd)
+        xml = f.read().replace('<flag multiccd="enable"/>', f'<flag multiccd="{multiccd}"/>')
+    pm, mm = both(xml)
     md = mujoco.MjData(mm)
     pd = phalanx.Data(pm)
     dropped = 0
-    for step in range(0, 60):
+    for step in range(0, 40):
         if step:
             for _ in range(5):
                 mujoco.mj_step(mm, md)
-        pd.qpos[:] = md.qpos
         md2 = mujoco.MjData(mm)
-        md2.qpos[:] = md.qpos
-        mujoco.mj_kinematics(mm, md2)
-        mujoco.mj_collision(mm, md2)
-        phalanx.kinematics(pm, pd)
-        phalanx.collision(pm, pd)
-        # the geom pairs, in order (mesh-mesh contact counts belong to the convex collider)
-        ours = [tuple(map(int, g)) for g in pd.contact.geom]
-        ref = [tuple(map(int, g)) for g in md2.contact.geom[:md2.ncon]]
-        dedup = lambda s: [p for i, p in enumerate(s) if i == 0 or s[i - 1] != p]  # noqa: E731
-        assert dedup(ours) == dedup(ref), f"stacked_boxes step {step}"
+        pd, md2 = collide(pm, mm, md.qpos, pd, md2)
+        compare_contacts(pd, md2, TOL, f"stacked_boxes step {step}")
         if step == 0:
             # geom pairs that touch (the narrow phase reports them) but MuJoCo's sweep drops
-            got = set(ref)
+            got = mj_pairs(md2)
             for g1 in range(mm.ngeom):
                 for g2 in range(g1 + 1, mm.ngeom):
-                    b1, b2 = mm.geom_bodyid[g1], mm.geom_bodyid[g2]
-                    if b1 == b2 or (b1 == 0 and b2 == 0) or (g1, g2) in got:
+                    if (g1, g2) in got or static_off(mm, g1, g2):
                         continue
                     dropped += narrow_count(pm, pd, g1, g2, 0.0) > 0
     assert dropped > 0  # 22 at rest
+
+
+# box-box poses (quaternion 1, position 2, quaternion 2; body 1 at the origin) where mjc_BoxBox
+# reports an edge contact within margin + gap below the true distance, and MuJoCo's sweep, whose
+# bounds are right, drops the body pair
+BOXBOX_POSES = [
+    ["-0x1.731ab9ce967cep-1", "0x1.09c7ea2874acdp-1", "0x1.05d1ea4c47693p-4",
+     "-0x1.cb31d750a0c26p-2", "-0x1.5e8e2ad5418ccp-2", "0x1.007fb992e9c67p-2",
+     "0x1.92929d2ed9791p-1", "0x1.1cb37403e02e7p-1", "0x1.905062fcbc38ep-2",
+     "0x1.755a467f54958p-1", "-0x1.436a1fef14c05p-4"],
+    ["0x1.bafd2677baf0ep-2", "-0x1.8b647821f2d60p-2", "-0x1.3045c7b72912cp-4",
+     "0x1.9f655f6797c3cp-1", "0x1.fa4d3859b3265p-5", "0x1.4c27cf4b15492p-3",
+     "0x1.bf133724889f4p-1", "-0x1.c3ce037ab7936p-4", "-0x1.991790a52cdcdp-3",
+     "-0x1.cfe84fce027d3p-1", "0x1.6ce1a015ce3e2p-2"],
+    ["0x1.628fd80285160p-2", "0x1.aee73c11c7cd4p-1", "-0x1.3bc38b7f0a991p-3",
+     "0x1.89fc52fa059e3p-2", "-0x1.2135af53adc39p-5", "-0x1.d40c844a6c958p-4",
+     "0x1.80d4abc7819e0p-1", "0x1.732f214244168p-2", "-0x1.8ef7a5bd2faf8p-1",
+     "0x1.d514a39b6764fp-3", "0x1.d411df1c2ae3ap-2"],
+    ["-0x1.5916e5181250ep-2", "-0x1.42d48c43a4109p-3", "-0x1.c52a4b208adfcp-1",
+     "-0x1.1e5b12069fe4dp-2", "-0x1.23e94108fbe88p-3", "-0x1.9ec8598f6e627p-1",
+     "0x1.57b3e79ed98a0p-6", "0x1.2c399677e4a85p-1", "-0x1.758dc098de1e9p-2",
+     "-0x1.aa05d3e52c092p-4", "-0x1.6e73de666f45dp-1"],
+]
+
+
+def test_boxbox_dist_below_true():
+    xml = two_bodies('<geom type="box" size=".1 .2 .3" margin=".1"/>',
+                     '<geom type="box" size=".15 .1 .25" margin=".1"/>')
+    pm, mm = both(xml)
+    for k, pose in enumerate(BOXBOX_POSES):
+        q = np.zeros(14)
+        q[3:] = [float.fromhex(x) for x in pose]
+        pd, md = collide(pm, mm, q)
+        compare_contacts(pd, md, TOL, f"box-box pose {k}")
+        assert md.ncon == 0
+        dist, _, _ = _core._narrowphase(pm, pd, 0, 1, 0.2)
+        assert len(dist) and dist.min() < 0.2  # live: a conservative driver would keep it
+        fromto = np.zeros(6)
+        true = mujoco.mj_geomDistance(mm, md, 0, 1, 10.0, fromto)
+        assert true > 0.2 > dist.min()
 
 
 def test_huge_coordinates():
@@ -355,6 +381,19 @@ VARIANTS = {
 }
 
 
+def static_off(mm, g1, g2):
+    """1 when MuJoCo's static filters drop the geom pair whatever the state"""
+    if (mm.geom_contype[g1] & mm.geom_conaffinity[g2]) == 0 and \
+            (mm.geom_contype[g2] & mm.geom_conaffinity[g1]) == 0:
+        return True
+    w1, w2 = mm.body_weldid[mm.geom_bodyid[g1]], mm.body_weldid[mm.geom_bodyid[g2]]
+    if w1 == w2 or (mm.body_dofnum[w1] == 0 and mm.body_dofnum[w2] == 0):
+        return True
+    p1, p2 = mm.body_weldid[mm.body_parentid[w1]], mm.body_weldid[mm.body_parentid[w2]]
+    filterparent = not mm.opt.disableflags & mujoco.mjtDisableBit.mjDSBL_FILTERPARENT
+    return bool(filterparent and w1 and w2 and (w1 == p2 or w2 == p1))
+
+
 def drops(pm, pd, mm, md):
     """geom pairs the narrow phase reports but MuJoCo does not: (dropped by the broad phase,
     dropped by the midphase although the broad phase kept the body pair)"""
@@ -365,7 +404,7 @@ def drops(pm, pd, mm, md):
     for g1 in range(mm.ngeom):
         for g2 in range(g1 + 1, mm.ngeom):
             b1, b2 = int(mm.geom_bodyid[g1]), int(mm.geom_bodyid[g2])
-            if b1 == b2 or (g1, g2) in got or mm.geom_contype[g1] & mm.geom_conaffinity[g2] == 0:
+            if b1 == b2 or (g1, g2) in got or static_off(mm, g1, g2):
                 continue
             margin = mm.opt.o_margin if override else mm.geom_margin[g1] + mm.geom_margin[g2]
             if narrow_count(pm, pd, g1, g2, margin + mm.geom_gap[g1] + mm.geom_gap[g2]) == 0:

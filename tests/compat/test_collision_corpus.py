@@ -35,26 +35,7 @@ FAST = sorted(glob.glob(shared_model("gymnasium", "*.xml"))) + [
                                   "*.xml")))
 
 # models whose collision needs a routine phalanx lacks: model -> what the error names
-POLYGONS = "polygon multi-contact"
-KNOWN_GAPS = {
-    "mujoco/model/cube/cube_3x3x3.xml": POLYGONS,
-    "mujoco/model/replicate/bunnies.xml": POLYGONS,
-    "mujoco/test/engine/testdata/collision_convex/100spheremesh.xml": POLYGONS,
-    "mujoco/test/engine/testdata/collision_convex/box_boxmesh.xml": POLYGONS,
-    "mujoco/test/engine/testdata/collision_convex/conemesh_box.xml": POLYGONS,
-    "mujoco/test/engine/testdata/collision_convex/dice.xml": POLYGONS,
-    "mujoco/test/engine/testdata/collision_convex/dice_boxmesh.xml": POLYGONS,
-    "mujoco/test/engine/testdata/collision_convex/edge_edge.xml": POLYGONS,
-    "mujoco/test/engine/testdata/collision_convex/long_box.xml": POLYGONS,
-    "mujoco/test/engine/testdata/collision_convex/multiple_objects.xml": POLYGONS,
-    "mujoco/test/engine/testdata/collision_convex/perf/boxmesh.xml": POLYGONS,
-    "mujoco/test/engine/testdata/collision_convex/perf/mixed.xml": POLYGONS,
-    "mujoco/test/engine/testdata/collision_convex/stacked_boxes.xml": POLYGONS,
-    "mujoco/test/engine/testdata/sensor/fromto_convex.xml": POLYGONS,
-    "mujoco/test/engine/testdata/sensor/fromto_primitive.xml": POLYGONS,
-    "mujoco/test/engine/testdata/solver/perf/mixed.xml": POLYGONS,
-    "mujoco/test/user/testdata/discardvisual_false.xml": POLYGONS,
-}
+KNOWN_GAPS = {}
 
 # models whose contacts differ because MuJoCo's broad phase is not conservative (docs/collision.md):
 # the comparison must fail for them (a listed model that matches is a failure: remove it)

@@ -13,11 +13,10 @@ from tests.compat._contact import compare_contacts
 
 mujoco = pytest.importorskip("mujoco")
 
-# a small margin on every geom: box-mesh and mesh-mesh pairs at zero margin take MuJoCo's polygon
-# multi-contact, which phalanx refuses by name until meshes carry their polygons
+# every geom type; margin 0 sends box-mesh and mesh-mesh pairs to MuJoCo's polygon multi-contact
 ALL_TYPES = """
 <mujoco>
-  <default><geom margin="0.001"/></default>
+  <default><geom margin="{margin}"/></default>
   <asset>
     <mesh name="tet" vertex="0 0 0  .2 0 0  0 .2 0  0 0 .2"/>
     <mesh name="cube" vertex="-.1 -.1 -.1  .1 -.1 -.1  .1 .1 -.1  -.1 .1 -.1
@@ -42,8 +41,8 @@ ALL_TYPES = """
 INERTIAL = '<inertial pos="0 0 0" mass="1" diaginertia=".01 .01 .01"/>'
 
 
-def scene(size):
-    return ALL_TYPES.format(s=size, s2=size * 1.5, I=INERTIAL)
+def scene(size, margin=0.001):
+    return ALL_TYPES.format(s=size, s2=size * 1.5, I=INERTIAL, margin=margin)
 
 
 def poses(mm, rng, scale, offset=0.0):
@@ -67,9 +66,10 @@ def run(pm, q):
     return pd
 
 
+@pytest.mark.parametrize("margin", [0.001, 0.0])
 @pytest.mark.parametrize("size", [0.1, 1e-6])
-def test_all_types_match_mujoco(size):
-    xml = scene(size)
+def test_all_types_match_mujoco(size, margin):
+    xml = scene(size, margin)
     pm, mm = phalanx.Model.from_xml_string(xml), mujoco.MjModel.from_xml_string(xml)
     rng = np.random.default_rng(int(size * 1e7))
     total = 0
@@ -88,9 +88,10 @@ def test_all_types_match_mujoco(size):
     assert total > 0
 
 
+@pytest.mark.parametrize("margin", [0.001, 0.0])
 @pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf, 1e300, 1e15])
-def test_bad_poses(bad):
-    pm = phalanx.Model.from_xml_string(scene(0.1))
+def test_bad_poses(bad, margin):
+    pm = phalanx.Model.from_xml_string(scene(0.1, margin))
     rng = np.random.default_rng(0)
     for k in range(20):
         q = poses(pm, rng, 0.3)
@@ -101,8 +102,9 @@ def test_bad_poses(bad):
         run(pm, q)
 
 
-def test_huge_offsets_stay_finite():
-    pm = phalanx.Model.from_xml_string(scene(0.1))
+@pytest.mark.parametrize("margin", [0.001, 0.0])
+def test_huge_offsets_stay_finite(margin):
+    pm = phalanx.Model.from_xml_string(scene(0.1, margin))
     rng = np.random.default_rng(1)
     for offset in (1e6, 1e9, 1e12):
         for _ in range(10):
@@ -117,9 +119,10 @@ DEGENERATE = {
 }
 
 
+@pytest.mark.parametrize("margin", [0.001, 0.0])
 @pytest.mark.parametrize("name", sorted(DEGENERATE))
-def test_degenerate_meshes(name):
-    xml = f"""<mujoco><default><geom margin="0.001"/></default>
+def test_degenerate_meshes(name, margin):
+    xml = f"""<mujoco><default><geom margin="{margin}"/></default>
       <asset><mesh name="m" vertex="{DEGENERATE[name]}"/></asset>
       <worldbody><geom type="plane" size="2 2 .1"/>
         <body><freejoint/><geom type="mesh" mesh="m" mass="1"/></body>

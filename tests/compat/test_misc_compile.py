@@ -413,11 +413,17 @@ def test_pair_adhesion():
 
 def test_tendon_arm():
     # muscles without a lengthrange: MuJoCo computes actuator_lengthrange by a simulation with
-    # the joint limits active (constraints, which phalanx does not compute yet): the ranges are
-    # left NaN ("not computed") and stepping the muscles is refused, naming why
+    # the joint limits active (the constraint stage); so does phalanx, to MuJoCo's values
     path = shared_model("mujoco", "model", "tendon_arm", "arm26.xml")
-    mujoco.MjModel.from_xml_path(path)
+    ref = mujoco.MjModel.from_xml_path(path)
     ours = phalanx.Model.from_xml_path(path)
+    assert not lengthrange_not_computed(ours).any()
+    np.testing.assert_allclose(ours.actuator_lengthrange, ref.actuator_lengthrange, rtol=1e-9)
+    phalanx.forward(ours, phalanx.Data(ours))
+    # with the simulation's needs refused (the sparse Jacobian), the ranges are left NaN ("not
+    # computed") and stepping the muscles is refused, naming why
+    ours = phalanx.Model.from_xml_string(
+        open(path).read().replace('solver="Newton"', 'solver="Newton" jacobian="sparse"'))
     assert lengthrange_not_computed(ours).all()
     ours.opt.disableflags = ours.opt.disableflags | int(mujoco.mjtDisableBit.mjDSBL_CONSTRAINT)
     with pytest.raises(NotImplementedError, match="lengthrange"):
@@ -571,17 +577,13 @@ MUSCLE = """<mujoco><worldbody><body><joint name="j" range="-1 1"/>
     "gainprm='.75 1.05 -1 200 .5 1.6 1.5 1.3 1.2' biasprm='.75 1.05 -1 200 .5 1.6 1.5 1.3 1.2'/>",
 ])
 def test_muscle_lengthrange(act):
-    # MuJoCo computes actuator_lengthrange by simulation when it is not given: with the joint
-    # limit active that simulation needs constraints, so phalanx leaves the range NaN ("not
-    # computed", every other field matching) and refuses to step the muscle, naming why; given,
-    # or on an unlimited joint (where the simulation runs without constraints and does not
-    # converge, as in MuJoCo), every field matches
+    # MuJoCo computes actuator_lengthrange by simulation when it is not given, here with the
+    # joint limit active (the constraint stage); given, or on an unlimited joint (where the
+    # simulation does not converge, as in MuJoCo), every field matches too
     check(MUSCLE % act)
     ours = phalanx.Model.from_xml_string(MUSCLE % act)
-    assert np.isnan(ours.actuator_lengthrange).all()
-    ours.opt.disableflags = ours.opt.disableflags | int(mujoco.mjtDisableBit.mjDSBL_CONSTRAINT)
-    with pytest.raises(NotImplementedError, match="lengthrange"):
-        phalanx.forward(ours, phalanx.Data(ours))
+    assert not np.isnan(ours.actuator_lengthrange).any()
+    phalanx.forward(ours, phalanx.Data(ours))
     check(MUSCLE % act.replace("/>", " lengthrange='-.5 .5'/>"))
     unlimited = MUSCLE.replace(' range="-1 1"', "") % act
     with pytest.raises(Exception, match="did not converge in actuator 0"):

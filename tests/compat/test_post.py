@@ -293,10 +293,15 @@ def test_asan_smoke():
 
 
 @pytest.mark.asan
-def test_rne_post_constraint_refuses_constraints():
+def test_rne_post_constraint_refuses_what_forward_refuses():
+    # with constraints, cfrc_ext carries the last solve's contact and equality forces
+    # (tests/compat/test_constraint.py); a model forward refuses is refused here too
     ours = phalanx.Model.from_xml_path(shared_model("gymnasium", "ant.xml"))
     d = phalanx.Data(ours)
-    with pytest.raises(NotImplementedError, match="rnePostConstraint: constraint forces"):
+    phalanx.forward(ours, d)
+    phalanx.rnePostConstraint(ours, d)
+    ours.opt.jacobian = 1
+    with pytest.raises(NotImplementedError, match="sparse constraint Jacobian"):
         phalanx.rnePostConstraint(ours, d)
     ours.opt.disableflags |= int(DSBL.mjDSBL_CONSTRAINT)
     phalanx.rnePostConstraint(ours, d)

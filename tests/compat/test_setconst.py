@@ -156,14 +156,16 @@ def test_lengthrange_simulation(extra):
     assert worst["actuator_lengthrange"] <= TOL
 
 
-def test_lengthrange_needs_constraints():
-    # the same muscle with the shoulder limited: MuJoCo simulates with the limit active
+def test_lengthrange_with_limits():
+    # the same muscle with the shoulder limited: MuJoCo simulates with the limit active, and so
+    # does phalanx now that it solves constraints
     xml = (LR_XML % "").replace('axis="0 1 0" damping', 'axis="0 1 0" range="-30 30" damping')
-    mujoco.MjModel.from_xml_string(xml)
+    ref = mujoco.MjModel.from_xml_string(xml)
     ours = phalanx.Model.from_xml_string(xml)
-    assert np.isnan(ours.actuator_lengthrange[0]).all()  # not computed
-    with pytest.raises(NotImplementedError, match="lengthrange"):
-        phalanx.forward(ours, phalanx.Data(ours))
+    assert np.all(np.isfinite(ours.actuator_lengthrange[0]))
+    np.testing.assert_allclose(ours.actuator_lengthrange, ref.actuator_lengthrange, rtol=1e-9,
+                               atol=1e-12)
+    phalanx.forward(ours, phalanx.Data(ours))
 
 
 def test_setconst_arguments():

@@ -38,6 +38,103 @@ typedef struct {
 // contacts one narrow-phase routine may return (mjMAXCONPAIR)
 #define PX_MAXCONPAIR 50
 
+// Constraint rows (csrc/kern/constraint.h) and the Newton solver's scratch (csrc/kern/solver.h)
+// of one world: X(type, name, n) with n the elements per world in terms of PXE_ROWS (the row
+// capacity nefcmax, px_efcCapacity), PXE_NV (nv), PXE_NC (nC), PXE_NTREE (ntree) and PXE_DUAL
+// (px_efcDual). Kept out of
+// PX_DATA_FIELDS: the GPU layout does not carry them (the GPU runs no constraint stage). The names
+// of MuJoCo's mjData arrays are MuJoCo's; efc_sv_* and efc_cn_* are phalanx scratch.
+#define PX_EFC_FIELDS(X)                                                                       \
+  X(int, efc_type, PXE_ROWS)                                                                   \
+  X(int, efc_id, PXE_ROWS)                                                                     \
+  X(int, efc_state, PXE_ROWS)                                                                  \
+  X(pxtNum, efc_J, PXE_ROWS* PXE_NV)                                                           \
+  X(pxtNum, efc_pos, PXE_ROWS)                                                                 \
+  X(pxtNum, efc_margin, PXE_ROWS)                                                              \
+  X(pxtNum, efc_frictionloss, PXE_ROWS)                                                        \
+  X(pxtNum, efc_diagA, PXE_ROWS)                                                               \
+  X(pxtNum, efc_KBIP, 4 * PXE_ROWS)                                                            \
+  X(pxtNum, efc_D, PXE_ROWS)                                                                   \
+  X(pxtNum, efc_R, PXE_ROWS)                                                                   \
+  X(pxtNum, efc_vel, PXE_ROWS)                                                                 \
+  X(pxtNum, efc_aref, PXE_ROWS)                                                                \
+  X(pxtNum, efc_b, PXE_ROWS)                                                                   \
+  X(pxtNum, efc_force, PXE_ROWS)                                                               \
+  /* the problem one solve sees (all rows, or one island's), in local indices */               \
+  X(int, efc_sv_type, PXE_ROWS)                                                                \
+  X(int, efc_sv_id, PXE_ROWS)                                                                  \
+  X(int, efc_sv_state, PXE_ROWS)                                                               \
+  X(int, efc_sv_oldstate, PXE_ROWS)                                                            \
+  X(pxtNum, efc_sv_J, PXE_ROWS* PXE_NV)                                                        \
+  X(pxtNum, efc_sv_Dr, PXE_ROWS)                                                               \
+  X(pxtNum, efc_sv_R, PXE_ROWS)                                                                \
+  X(pxtNum, efc_sv_floss, PXE_ROWS)                                                            \
+  X(pxtNum, efc_sv_aref, PXE_ROWS)                                                             \
+  X(pxtNum, efc_sv_b, PXE_ROWS)                                                                \
+  X(pxtNum, efc_sv_force, PXE_ROWS)                                                            \
+  X(pxtNum, efc_sv_Jaref, PXE_ROWS)                                                            \
+  X(pxtNum, efc_sv_Jv, PXE_ROWS)                                                               \
+  X(pxtNum, efc_sv_quad, 3 * PXE_ROWS)                                                         \
+  X(pxtNum, efc_sv_D, PXE_ROWS)                                                                \
+  X(pxtNum, efc_sv_qacc, PXE_NV)                                                               \
+  X(pxtNum, efc_sv_qacc_smooth, PXE_NV)                                                        \
+  X(pxtNum, efc_sv_qfrc_smooth, PXE_NV)                                                        \
+  X(pxtNum, efc_sv_qfrc_constraint, PXE_NV)                                                    \
+  X(int, efc_sv_Mrownnz, PXE_NV)                                                               \
+  X(int, efc_sv_Mrowadr, PXE_NV)                                                               \
+  X(int, efc_sv_Mcolind, PXE_NC)                                                               \
+  X(pxtNum, efc_sv_M, PXE_NC)                                                                  \
+  X(pxtNum, efc_sv_LD, PXE_NC)                                                                 \
+  X(pxtNum, efc_sv_LDiagInv, PXE_NV)                                                           \
+  X(pxtNum, efc_sv_Ma, PXE_NV)                                                                 \
+  X(pxtNum, efc_sv_Mv, PXE_NV)                                                                 \
+  X(pxtNum, efc_sv_grad, PXE_NV)                                                               \
+  X(pxtNum, efc_sv_Mgrad, PXE_NV)                                                              \
+  X(pxtNum, efc_sv_search, PXE_NV)                                                             \
+  X(pxtNum, efc_sv_cholupd, PXE_NV)                                                            \
+  X(pxtNum, efc_sv_L, PXE_NV* PXE_NV)                                                          \
+  X(pxtNum, efc_sv_Lcone, PXE_NV* PXE_NV)                                                      \
+  X(pxtNum, efc_sv_LTJ, 6 * PXE_NV)                                                            \
+  X(pxtNum, efc_sv_gradold, PXE_NV)                                                            \
+  X(pxtNum, efc_sv_Mgradold, PXE_NV)                                                           \
+  X(pxtNum, efc_sv_graddif, PXE_NV)                                                            \
+  X(pxtNum, efc_sv_Mgraddif, PXE_NV)                                                           \
+  /* constraint islands (mj_island): trees, dofs and rows of each island */                    \
+  X(int, efc_is_tree, PXE_ROWS)                                                                \
+  X(int, efc_is_island, PXE_ROWS)                                                              \
+  X(int, efc_is_efc2iefc, PXE_ROWS)                                                            \
+  X(int, efc_is_iefc2efc, PXE_ROWS)                                                            \
+  X(int, efc_is_dof2idof, PXE_NV)                                                              \
+  X(int, efc_is_idof2dof, PXE_NV)                                                              \
+  X(int, efc_is_parent, PXE_NTREE)                                                             \
+  X(int, efc_is_treeisland, PXE_NTREE)                                                         \
+  X(int, efc_is_nv, PXE_NTREE + 1)                                                             \
+  X(int, efc_is_idofadr, PXE_NTREE)                                                            \
+  X(int, efc_is_nefc, PXE_NTREE + 1)                                                           \
+  X(int, efc_is_iefcadr, PXE_NTREE)                                                            \
+  X(int, efc_is_ne, PXE_NTREE)                                                                 \
+  X(int, efc_is_nf, PXE_NTREE)                                                                 \
+  /* the dual solver (PGS) and the exact diagonal: Y = J M^-1/2 and AR = Y Y' + R (storage */  \
+  /* only in a Data made for a model with solver PGS or diagexact: PXE_DUAL is 1 there)     */ \
+  X(pxtNum, efc_pg_Y, PXE_DUAL* PXE_ROWS* PXE_NV)                                              \
+  X(pxtNum, efc_pg_AR, PXE_DUAL* PXE_ROWS* PXE_ROWS)                                           \
+  X(pxtNum, efc_pg_ARinv, PXE_ROWS)                                                            \
+  X(pxtNum, efc_pg_prev, PXE_ROWS)                                                             \
+  X(pxtNum, efc_pg_mom, PXE_ROWS)                                                              \
+  X(int, efc_pg_block, PXE_ROWS)                                                               \
+  X(pxtNum, efc_cn_jac, 24 * PXE_NV)
+
+// entries of efc_n (per world): row counts of MuJoCo's mjData and solver statistics
+#define PX_EFC_NEFC 0     // nefc: rows
+#define PX_EFC_NE 1       // ne: equality rows
+#define PX_EFC_NF 2       // nf: friction loss rows
+#define PX_EFC_NL 3       // nl: limit rows
+#define PX_EFC_NITER 4    // solver iterations (solver_niter[0])
+#define PX_EFC_NEED 5     // rows the last constraint stage needed (CNSTRFULL when > nefcmax)
+#define PX_EFC_NISLAND 6  // constraint islands of the last solve (0: none formed)
+#define PX_EFC_NIDOF 7    // dofs in islands
+#define PX_EFC_NCOUNT 8
+
 typedef struct {
   pxtNum time;
 #define X(type, name, nrow, ncol) type* name;
@@ -49,7 +146,13 @@ typedef struct {
   pxtNum* colscr_r;    // collision scratch, reals (px_colScratchReals)
   int* colscr_i;       // collision scratch, ints (px_colScratchInts)
   int nbpmax;          // body-pair capacity of the broad phase (px_bodyPairCapacity)
-  pxStatus status;     // sticky status of this world
+#define X(type, name, n) type* name;
+  PX_EFC_FIELDS(X)
+#undef X
+  int* efc_n;       // PX_EFC_NCOUNT counts (nefc, ne, nf, nl, solver iterations, ...)
+  int nefcmax;      // constraint row capacity of every world of this storage
+  int efcdual;      // 1 when the storage holds the dual solver's Y and AR (efc_pg_Y, efc_pg_AR)
+  pxStatus status;  // sticky status of this world
 } pxData;
 
 // World-major storage of nworld worlds over one model.
@@ -66,6 +169,14 @@ typedef struct {
   pxtNum* colscr_r;    // (nworld, px_colScratchReals): broad-phase scratch, not state
   int* colscr_i;       // (nworld, px_colScratchInts)
   int nbpmax;          // px_bodyPairCapacity
+  long ncolscr_r;      // per-world sizes of colscr_r and colscr_i
+  long ncolscr_i;
+#define X(type, name, n) type* name; /* (nworld, n) */
+  PX_EFC_FIELDS(X)
+#undef X
+  int* efc_n;   // (nworld, PX_EFC_NCOUNT)
+  int nefcmax;  // constraint row capacity per world (px_efcCapacity)
+  int efcdual;  // 1 when efc_pg_Y and efc_pg_AR have room (px_efcDual at allocation)
   void* buffer;
   size_t nbuffer;
 } pxWorlds;
@@ -105,6 +216,18 @@ int px_broadphase(const pxModel* m, pxData* d);
 // the midphase's tree of body (as the compiler's bvh_aabb, bvh_child, bvh_nodeid; arrays of
 // 6 * ngeomOfBody, 2 * ... and ... entries suffice); returns its number of nodes
 int px_bvh(const pxModel* m, pxData* d, int body, double* aabb, int* child, int* nodeid);
+
+// Constraint row capacity per world: <size njmax> when given, else the static bound (every
+// equality's rows, a row per dof and tendon with friction loss, two per limited hinge, slide and
+// tendon, one per limited ball joint, and px_contactCapacity contacts of the largest pyramid the
+// model's condims make), at most PX_NEFCMAX_CAP; 0 when the constraint flag is disabled (as the
+// contact capacity). Rows beyond it: MuJoCo's CNSTRFULL, no rows.
+#define PX_NEFCMAX_CAP 20000
+int px_efcCapacity(const pxModel* m);
+
+// 1 when the model needs the dual solver's matrices Y = J M^-1/2 and AR = J M^-1 J' + R (solver
+// PGS, noslip, enableflags diagexact): world storage then holds them (nefcmax x nv and nefcmax^2)
+int px_efcDual(const pxModel* m);
 pxtStatus px_collisionCheck(const pxModel* m, pxStatus* st);
 pxtStatus px_collision(const pxModel* m, pxData* d, pxStatus* st);
 int px_narrowphase(const pxModel* m, pxData* d, int g1, int g2, double margin);
@@ -202,11 +325,20 @@ pxtStatus px_setLengthRange(pxModel* m, pxData* d, int i, const pxLROpt* opt, px
 // (friction loss, contact, spring, damper, gravity, actuation disabled; opt->timestep).
 pxtStatus px_lengthRangeAll(pxModel* m, pxData* d, const pxLROpt* opt, pxStatus* st);
 
-// PX_OK when px_forward supports this model and its options, or the unsupported feature in st.
+// PX_OK when the GPU's forward (the smooth stages, no constraint stage) supports this model and
+// its options, or the unsupported feature in st: models where constraint rows can arise are
+// refused by name.
 pxtStatus px_forwardCheck(const pxModel* m, pxStatus* st);
 
+// PX_OK when px_forward (the CPU, with the constraint stage) supports this model and its
+// options, or the unsupported feature in st (the sparse Jacobian, flex equalities and geom pairs
+// without a collider are refused by name).
+pxtStatus px_forwardCheckCPU(const pxModel* m, pxStatus* st);
+
 // Forward dynamics of one world (mj_forward): position, velocity, actuation and acceleration
-// stages, then qacc with no constraint rows. Fails, computing nothing, on an unsupported model.
+// stages, then collision, constraint rows (efc_*), constraint islands and the Newton solver (per
+// island, or over all rows with the island flag disabled). Fails, computing nothing, on an
+// unsupported model.
 pxtStatus px_forward(const pxModel* m, pxData* d, pxStatus* st);
 
 // One stage alone by name (kinematics, crb, makeM, factorM, comVel, rne, subtreeVel,
@@ -249,8 +381,9 @@ void px_actuation(const pxModel* m, pxData* d);
 int px_constraintFree(const pxModel* m);
 
 // mj_rnePostConstraint (CPU executor of csrc/kern/post.h): cacc, cfrc_int and cfrc_ext from the
-// forward results (cdof, cdof_dot, cinert, cvel, qvel, qacc, xfrc_applied). Refused, computing
-// nothing, where constraint forces can arise (phalanx has no constraint stage yet).
+// forward results (cdof, cdof_dot, cinert, cvel, qvel, qacc, xfrc_applied) and the last constraint
+// solve (contact and connect/weld forces). Refused, computing nothing, for a model px_forward
+// refuses.
 pxtStatus px_rnePostConstraintCheck(const pxModel* m, pxStatus* st);
 pxtStatus px_rnePostConstraint(const pxModel* m, pxData* d, pxStatus* st);
 

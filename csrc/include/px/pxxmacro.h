@@ -15,13 +15,13 @@
 // PX_NENERGY (2) entries of the per-world `energy` array (potential, kinetic)
 #define PX_MODEL_SIZES(X) \
   X(nq) X(nv) X(nu) X(na) X(nbody) X(njnt) X(ngeom) X(nsite) X(ncam) X(nlight) X(nmesh) \
-  X(nmeshvert) X(nmeshface) X(nmeshgraph) X(nhfield) X(nhfielddata) X(ntex) X(nmat) X(npair) \
-  X(nexclude) X(neq) X(ntendon) X(nwrap) X(nsensor) X(nnumeric) X(nnumericdata) X(ntext) \
-  X(ntextdata) X(ntuple) X(ntupledata) X(nkey) X(nmocap) X(nuser_body) X(nuser_jnt) \
-  X(nuser_geom) X(nuser_site) X(nuser_cam) X(nuser_tendon) X(nuser_actuator) X(nuser_sensor) \
-  X(nnames) X(npaths) X(nsensordata) X(nM) X(nD) X(nB) X(nC) X(ntree) X(nJten) X(nJmom) \
-  X(nconmax) X(njmax) X(nemax) X(nout) X(nnames_map) X(ngravcomp) X(nhistory) \
-  X(nwarning) X(nenergy)
+  X(nmeshvert) X(nmeshface) X(nmeshgraph) X(nmeshpoly) X(nmeshpolyvert) X(nmeshpolymap) \
+  X(nhfield) X(nhfielddata) X(ntex) X(nmat) X(npair) X(nexclude) X(neq) X(ntendon) X(nwrap) \
+  X(nsensor) X(nnumeric) X(nnumericdata) X(ntext) X(ntextdata) X(ntuple) X(ntupledata) X(nkey) \
+  X(nmocap) X(nuser_body) X(nuser_jnt) X(nuser_geom) X(nuser_site) X(nuser_cam) X(nuser_tendon) \
+  X(nuser_actuator) X(nuser_sensor) X(nnames) X(npaths) X(nsensordata) X(nM) X(nD) X(nB) X(nC) \
+  X(ntree) X(nJten) X(nJmom) X(nconmax) X(njmax) X(npolygonmax) X(nmeshdegmax) X(nemax) X(nout) \
+  X(nnames_map) X(ngravcomp) X(nhistory) X(nwarning) X(nenergy)
 
 // a model size inside an ncol expression
 #define MSZ(size) (m->size)
@@ -194,6 +194,15 @@
   X(float,   mesh_vert,            nmeshvert,   3) \
   X(int,     mesh_face,            nmeshface,   3) \
   X(int,     mesh_graph,           nmeshgraph,  1) \
+  X(int,     mesh_polynum,         nmesh,       1) \
+  X(int,     mesh_polyadr,         nmesh,       1) \
+  X(pxtNum,  mesh_polynormal,      nmeshpoly,   3) \
+  X(int,     mesh_polyvertadr,     nmeshpoly,   1) \
+  X(int,     mesh_polyvertnum,     nmeshpoly,   1) \
+  X(int,     mesh_polyvert,        nmeshpolyvert, 1) \
+  X(int,     mesh_polymapadr,      nmeshvert,   1) \
+  X(int,     mesh_polymapnum,      nmeshvert,   1) \
+  X(int,     mesh_polymap,         nmeshpolymap, 1) \
   /* height fields */ \
   X(pxtNum,  hfield_size,          nhfield,     4) \
   X(int,     hfield_nrow,          nhfield,     1) \

@@ -1,0 +1,581 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The constraint stage (rows; Newton, CG, PGS, noslip) against MuJoCo 3.12 (the oracle).
+
+From identical states (qpos, qvel, act, ctrl, qacc_warmstart copied into phalanx after
+mujoco.mj_forward), after phalanx.forward:
+  - the rows, in MuJoCo's order: efc_type and efc_id equal, efc_J, efc_pos, efc_margin,
+    efc_frictionloss, efc_diagA, efc_KBIP, efc_D, efc_R, efc_vel, efc_aref within 1e-9
+    (max |d| / (1 + max |x|));
+  - qacc, qfrc_constraint and efc_force within 1e-6 norm-wise (tests/compat/_util.rel), the
+    states equal; then cacc, cfrc_int and cfrc_ext (mj_rnePostConstraint, with the contact and
+    connect/weld forces) within 1e-6;
+and 200-step trajectories (mj_step / phalanx.step from the same state, same controls) stay
+within 1e-6 (max |d| / (1 + |x|) over qpos and qvel).
+
+Both island settings are compared: MuJoCo 3.12's default (islands: the solver runs per island,
+with island-local scaling and stopping; data.nisland and the island order checked) and the island
+flag disabled (one monolithic solve). Corpus models run with contacts where phalanx has the
+colliders they need, else with contacts disabled by flag; the small models below cover every row
+kind (contacts: frictionless, pyramidal and elliptic condim 3, 4, 6).
+
+`make test` runs the small models and a few corpus models; `--full` adds every corpus model
+phalanx can compile and step with contacts disabled, reporting why the others are skipped.
+"""
+
+import glob
+import os
+
+import numpy as np
+import pytest
+
+import phalanx
+from tests.compat._util import rel
+from tests.conftest import SHARED_MODELS, shared_model
+
+mujoco = pytest.importorskip("mujoco")
+
+ROW_TOL = 1e-9
+SOL_TOL = 1e-6
+TRAJ_TOL = 1e-6
+NSTEP = 200
+NSTATE = 4
+
+ISLAND = int(mujoco.mjtDisableBit.mjDSBL_ISLAND)
+CONTACT = int(mujoco.mjtDisableBit.mjDSBL_CONTACT)
+
+ROW_FIELDS = ("efc_J", "efc_pos", "efc_margin", "efc_frictionloss", "efc_diagA", "efc_KBIP",
+              "efc_D", "efc_R", "efc_vel", "efc_aref")
+
+# small models, one or more per row kind (limits with margins, friction loss, equalities of every
+# non-flex kind with both solref forms, solimp powers, torquescale, site semantics)
+LIMITS = """
+<mujoco>
+  <option timestep="0.005"/>
+  <default><geom contype="0" conaffinity="0"/></default>
+  <worldbody>
+    <body pos="0 0 1">
+      <joint name="h" type="hinge" axis="0 1 0" range="-30 30" margin="0.05"/>
+      <geom type="capsule" size="0.05" fromto="0 0 0 0.5 0 0"/>
+      <body pos="0.5 0 0">
+        <joint name="s" type="slide" axis="1 0 0" range="-0.1 0.1" solreflimit="-800 -20"/>
+        <geom type="sphere" size="0.1"/>
+        <body pos="0.2 0 0">
+          <joint name="b" type="ball" range="0 20" solimplimit="0.8 0.95 0.01 0.3 3"/>
+          <geom type="box" size="0.1 0.05 0.05" pos="0.1 0 0"/>
+        </body>
+      </body>
+    </body>
+    <body pos="1 1 1">
+      <joint name="h2" type="hinge" axis="1 0 0" range="-1 1" margin="2"/>
+      <geom type="sphere" size="0.1" pos="0 0 -0.3"/>
+    </body>
+  </worldbody>
+</mujoco>
+"""
+
+FRICTION = """
+<mujoco>
+  <default><geom contype="0" conaffinity="0"/></default>
+  <worldbody>
+    <site name="anchor" pos="0 0 2"/>
+    <body pos="0 0 1">
+      <joint name="a" type="hinge" axis="0 1 0" frictionloss="0.5" solreffriction="0.05 0.5"/>
+      <geom type="capsule" size="0.05" fromto="0 0 0 0.5 0 0"/>
+      <body pos="0.5 0 0">
+        <joint name="b" type="hinge" axis="0 1 0" frictionloss="2"/>
+        <geom type="capsule" size="0.05" fromto="0 0 0 0.5 0 0"/>
+        <site name="tip" pos="0.5 0 0"/>
+      </body>
+    </body>
+    <body pos="2 0 1">
+      <freejoint/>
+      <geom type="box" size="0.1 0.1 0.1"/>
+      <site name="box"/>
+    </body>
+  </worldbody>
+  <tendon>
+    <fixed name="f" frictionloss="0.3" limited="true" range="-0.2 0.3" margin="0.01">
+      <joint joint="a" coef="1"/><joint joint="b" coef="-0.5"/>
+    </fixed>
+    <spatial name="sp" frictionloss="0.2" limited="true" range="0.5 1.6" solreflimit="0.03 1.5">
+      <site site="anchor"/><site site="tip"/>
+    </spatial>
+    <spatial name="sp2" limited="true" range="1.5 2.2" margin="0.05">
+      <site site="anchor"/><site site="box"/>
+    </spatial>
+  </tendon>
+</mujoco>
+"""
+
+EQUALITY = """
+<mujoco>
+  <default><geom contype="0" conaffinity="0"/></default>
+  <worldbody>
+    <body name="a" pos="0 0 1">
+      <freejoint/>
+      <geom type="box" size="0.1 0.2 0.1"/>
+      <site name="sa" pos="0.1 0 0" quat="0.9 0.1 0.3 0"/>
+    </body>
+    <body name="b" pos="0.5 0 1">
+      <freejoint/>
+      <geom type="sphere" size="0.1"/>
+      <site name="sb" pos="0 0.1 0" quat="1 0 0.2 0.1"/>
+    </body>
+    <body name="c" pos="1 0 1">
+      <joint name="c1" type="hinge" axis="0 1 0"/>
+      <geom type="capsule" size="0.05" fromto="0 0 0 0.4 0 0"/>
+      <body name="d" pos="0.4 0 0">
+        <joint name="d1" type="hinge" axis="0 0 1"/>
+        <joint name="d2" type="slide" axis="1 0 0"/>
+        <geom type="capsule" size="0.05" fromto="0 0 0 0.4 0 0"/>
+      </body>
+    </body>
+    <body name="e" pos="2 0 1">
+      <joint type="ball"/>
+      <geom type="box" size="0.3 0.05 0.05" pos="0.3 0 0"/>
+      <site name="se" pos="0.6 0 0"/>
+    </body>
+  </worldbody>
+  <tendon>
+    <fixed name="t1"><joint joint="c1" coef="1"/><joint joint="d1" coef="0.5"/></fixed>
+    <fixed name="t2"><joint joint="d2" coef="2"/></fixed>
+  </tendon>
+  <equality>
+    <connect body1="a" body2="b" anchor="0.2 0 0"/>
+    <weld body1="b" body2="c" relpose="0.5 0 0 1 0 0 0" torquescale="0.3"/>
+    <weld site1="sa" site2="se" solref="-500 -30" solimp="0.7 0.9 0.02 0.4 1"/>
+    <connect site1="sb" site2="se"/>
+    <joint joint1="c1" joint2="d1" polycoef="0.1 0.5 0.2 -0.1 0.05"/>
+    <joint joint1="d2" polycoef="0.05 0 0 0 0"/>
+    <tendon tendon1="t1" tendon2="t2" polycoef="0 1.5 0.3 0 0" solref="0.01 0.8"/>
+    <tendon tendon1="t2" polycoef="0.1 0 0 0 0" solimp="0.9 0.99 0.001 0.5 2.5"/>
+  </equality>
+</mujoco>
+"""
+
+CONTACTS = """
+<mujoco>
+  <option timestep="0.004" impratio="3"/>
+  <worldbody>
+    <geom name="floor" type="plane" size="5 5 0.1" friction="0.9 0.01 0.001"/>
+    <body pos="0 0 0.09">
+      <freejoint/>
+      <geom type="sphere" size="0.1" condim="1" priority="2"/>
+    </body>
+    <body pos="0.5 0 0.095">
+      <freejoint/>
+      <geom type="box" size="0.1 0.15 0.1" condim="3" solref="0.01 0.7"/>
+    </body>
+    <body pos="1 0 0.045" euler="0 90 0">
+      <freejoint/>
+      <geom type="capsule" size="0.05 0.2" condim="4" solimp="0.8 0.99 0.002 0.4 3"/>
+    </body>
+    <body pos="1.5 0 0.095">
+      <freejoint/>
+      <geom type="sphere" size="0.1" condim="6" margin="0.01" gap="0.005" priority="1"
+            friction="0.7 0.02 0.003"/>
+    </body>
+    <body pos="1.5 0 0.3">
+      <freejoint/>
+      <geom type="box" size="0.1 0.1 0.1" condim="3" solref="-3000 -60"/>
+    </body>
+    <body pos="0 1 0.5">
+      <joint type="hinge" axis="1 0 0" range="-40 40"/>
+      <geom type="capsule" fromto="0 0 0 0 0 -0.45" size="0.06" condim="6"/>
+    </body>
+  </worldbody>
+</mujoco>
+"""
+
+SMALL = {"limits": LIMITS, "friction": FRICTION, "equality": EQUALITY, "contacts": CONTACTS,
+         "elliptic": CONTACTS.replace('impratio="3"', 'impratio="3" cone="elliptic"'),
+         # a moving floor surface (tangential and spin), both cones
+         "surfacevel": CONTACTS.replace('friction="0.9 0.01 0.001"',
+                                        'friction="0.9 0.01 0.001" surfacevel=".3 -.2 0 0 0 .5"'),
+         "surfacevel_elliptic": CONTACTS.replace(
+             'friction="0.9 0.01 0.001"', 'friction="0.9 0.01 0.001" surfacevel=".3 -.2 0 0 0 .5"'
+         ).replace('impratio="3"', 'impratio="3" cone="elliptic"')}
+
+TESTDATA = ("mujoco", "test", "engine", "testdata")
+FAST_CORPUS = [
+    shared_model(*TESTDATA, "connect.xml"),
+    shared_model(*TESTDATA, "weld.xml"),
+    shared_model(*TESTDATA, "equality_site.xml"),
+    shared_model(*TESTDATA, "core_constraint", "jdotv_weld_3d.xml"),
+    shared_model(*TESTDATA, "island", "island_efc.xml"),
+    shared_model("mujoco", "model", "tendon_arm", "arm26.xml"),
+    shared_model("gymnasium", "ant.xml"),
+    shared_model("gymnasium", "walker2d.xml"),
+]
+
+
+def corpus(full):
+    if not full:
+        return FAST_CORPUS
+    paths = set(FAST_CORPUS)
+    for pattern in ("gymnasium/*.xml", "mujoco/model/**/*.xml", "mujoco/test/**/*.xml"):
+        paths.update(glob.glob(os.path.join(SHARED_MODELS, pattern), recursive=True))
+    return sorted(paths)
+
+
+def pytest_generate_tests(metafunc):
+    if "cons_model" in metafunc.fixturenames:
+        paths = corpus(metafunc.config.getoption("--full"))
+        metafunc.parametrize("cons_model", paths,
+                             ids=[os.path.relpath(p, SHARED_MODELS) for p in paths])
+
+
+def prepare(ours, ref, extra=0):
+    for m in (ours, ref):
+        m.opt.disableflags = m.opt.disableflags | extra
+
+
+def load_small(xml, island=False):
+    ours = phalanx.Model.from_xml_string(xml)
+    ref = mujoco.MjModel.from_xml_string(xml)
+    prepare(ours, ref, 0 if island else ISLAND)
+    return ours, ref
+
+
+def load_corpus(path, island=False):
+    """(phalanx, mujoco) models, island flag off; contacts on where phalanx has the colliders
+    the model needs, else off (flagged in the result)"""
+    try:
+        ref = mujoco.MjModel.from_xml_path(path)
+    except Exception as e:  # noqa: BLE001
+        pytest.skip(f"mujoco rejects it: {str(e).splitlines()[0][:80]}")
+    try:
+        ours = phalanx.Model.from_xml_path(path)
+    except NotImplementedError as e:
+        pytest.skip(f"phalanx does not compile it yet: {str(e)[:100]}")
+    prepare(ours, ref, 0 if island else ISLAND)
+    try:
+        phalanx.forward(ours, phalanx.Data(ours))
+        return ours, ref
+    except NotImplementedError as e:
+        if "collider" not in str(e):
+            pytest.skip(f"phalanx refuses it: {str(e)[:120]}")
+    prepare(ours, ref, CONTACT)
+    try:
+        phalanx.forward(ours, phalanx.Data(ours))
+    except NotImplementedError as e:
+        pytest.skip(f"phalanx refuses it: {str(e)[:120]}")
+    return ours, ref
+
+
+def random_state(ref, dr, rng, scale):
+    """A state with limits and equalities violated: qpos0 moved along a random velocity (a
+    tenth of it for free joints, so that resting bodies keep their contacts), random
+    velocities, controls and warm start."""
+    mujoco.mj_resetData(ref, dr)
+    if ref.nkey:
+        mujoco.mj_resetDataKeyframe(ref, dr, 0)
+    if ref.nv:
+        dq = rng.normal(size=ref.nv) * scale
+        for j in range(ref.njnt):
+            if ref.jnt_type[j] == mujoco.mjtJoint.mjJNT_FREE:
+                dq[ref.jnt_dofadr[j]:ref.jnt_dofadr[j] + 6] *= 0.1
+        mujoco.mj_integratePos(ref, dr.qpos, dq, 1.0)
+        dr.qvel[:] = rng.normal(size=ref.nv) * scale
+        dr.qacc_warmstart[:] = rng.normal(size=ref.nv) * scale
+    if ref.nu:
+        lo = np.where(ref.actuator_ctrllimited, ref.actuator_ctrlrange[:, 0], -1.0)
+        hi = np.where(ref.actuator_ctrllimited, ref.actuator_ctrlrange[:, 1], 1.0)
+        dr.ctrl[:] = rng.uniform(lo, hi)
+    if ref.na:
+        dr.act[:] = rng.uniform(0, 1, ref.na)
+
+
+def copy_state(dr, do):
+    for f in ("qpos", "qvel", "act", "ctrl", "qacc_warmstart", "mocap_pos", "mocap_quat",
+              "qfrc_applied", "xfrc_applied", "eq_active"):
+        getattr(do, f)[:] = getattr(dr, f)
+    do.time = dr.time
+
+
+def row_err(a, b):
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    assert a.shape == b.shape, f"shape {a.shape} != mujoco's {b.shape}"
+    if a.size == 0:
+        return 0.0
+    return float(np.abs(a - b).max() / (1 + np.abs(b).max()))
+
+
+def ref_rows(ref, dr, name):
+    n = dr.nefc
+    v = np.asarray(getattr(dr, name))
+    if name == "efc_J":
+        return v[: n * ref.nv].reshape(n, ref.nv)  # MuJoCo's efc_J holds its precount's rows
+    if name == "efc_KBIP":
+        return v.reshape(-1, 4)[:n]
+    return v[:n]
+
+
+class CollisionDiffers(AssertionError):
+    """The contacts (collision's output, the constraint stage's input) differ."""
+
+
+def check_contacts(do, dr, what):
+    if do.ncon != dr.ncon:
+        raise CollisionDiffers(f"{what}: ncon {do.ncon} != mujoco's {dr.ncon}")
+    for i in range(dr.ncon):
+        a, b = do.contact[i], dr.contact[i]
+        same = (list(a.geom) == list(b.geom) and a.dim == b.dim and a.exclude == b.exclude
+                and row_err(a.pos, b.pos) <= ROW_TOL and row_err(a.frame, b.frame) <= ROW_TOL
+                and row_err([a.dist], [b.dist]) <= ROW_TOL)
+        if not same:
+            raise CollisionDiffers(f"{what}: contact {i} (geoms {[int(g) for g in b.geom]}) differs")
+
+
+def compare_forward(ours, ref, do, dr, what):
+    """Rows, solver results and states of one forward pass; returns the worst errors."""
+    mujoco.mj_forward(ref, dr)
+    phalanx.forward(ours, do)
+    check_contacts(do, dr, what)
+    assert (do.nefc, do.ne, do.nf, do.nl) == (dr.nefc, dr.ne, dr.nf, dr.nl), what
+    assert (do.nisland, do.nidof) == (dr.nisland, dr.nidof), what
+    assert do.solver_niter == dr.solver_niter[0], f"{what}: solver iterations of island 0"
+    np.testing.assert_array_equal(do.efc_type, dr.efc_type[: dr.nefc], err_msg=what)
+    np.testing.assert_array_equal(do.efc_id, dr.efc_id[: dr.nefc], err_msg=what)
+    worst = {"rows": 0.0, "solver": 0.0}
+    for name in ROW_FIELDS:
+        e = row_err(getattr(do, name), ref_rows(ref, dr, name))
+        assert e <= ROW_TOL, f"{what}: {name} differs by {e:.3g}"
+        worst["rows"] = max(worst["rows"], e)
+    for name in ("qacc", "qfrc_constraint"):
+        e = rel(getattr(do, name), getattr(dr, name))
+        assert e <= SOL_TOL, f"{what}: {name} differs by {e:.3g}"
+        worst["solver"] = max(worst["solver"], e)
+    if dr.nefc:
+        e = rel(do.efc_force, dr.efc_force[: dr.nefc])
+        assert e <= SOL_TOL, f"{what}: efc_force differs by {e:.3g}"
+        worst["solver"] = max(worst["solver"], e)
+        # with islands and no warm start, MuJoCo never writes efc_state (the solver's states
+        # stay in its island arrays; the warm start would have written the global ones): what
+        # it holds is left over in its arena, unspecified
+        nows = ref.opt.disableflags & int(mujoco.mjtDisableBit.mjDSBL_WARMSTART)
+        if not (nows and dr.nisland):
+            np.testing.assert_array_equal(do.efc_state, dr.efc_state[: dr.nefc], err_msg=what)
+    return worst
+
+
+def check_states(ours, ref, seed, scales=(0.3, 1.0)):
+    rng = np.random.default_rng(seed)
+    do, dr = phalanx.Data(ours), mujoco.MjData(ref)
+    nrows = 0
+    for k in range(NSTATE):
+        random_state(ref, dr, rng, scales[k % len(scales)])
+        copy_state(dr, do)
+        compare_forward(ours, ref, do, dr, f"state {k}")
+        nrows += dr.nefc
+        # cfrc_ext with the contact and connect/weld forces (mj_rnePostConstraint)
+        mujoco.mj_rnePostConstraint(ref, dr)
+        phalanx.rnePostConstraint(ours, do)
+        for name in ("cfrc_ext", "cfrc_int", "cacc"):
+            e = rel(getattr(do, name), getattr(dr, name))
+            assert e <= SOL_TOL, f"state {k}: {name} differs by {e:.3g}"
+    return nrows
+
+
+def contacts_bitwise(do, dr):
+    if do.ncon != dr.ncon:
+        return False
+    a, b = do.contact, dr.contact
+    return (np.array_equal(a.geom, b.geom) and np.array_equal(a.pos, b.pos)
+            and np.array_equal(a.frame, b.frame) and np.array_equal(a.dist, b.dist))
+
+
+def check_trajectory(ours, ref, seed, scale=0.3, nstep=NSTEP):
+    """Steps both engines; a divergence that follows contacts differing in their last bits (the
+    colliders', not the constraint stage's) is reported as an expected failure naming the step."""
+    rng = np.random.default_rng(seed)
+    do, dr = phalanx.Data(ours), mujoco.MjData(ref)
+    random_state(ref, dr, rng, scale)
+    copy_state(dr, do)
+    worst, rows, coldiff = 0.0, 0, None
+    for t in range(nstep):
+        mujoco.mj_step(ref, dr)
+        phalanx.step(ours, do)
+        rows = max(rows, dr.nefc)
+        if coldiff is None and not contacts_bitwise(do, dr):
+            coldiff = t
+        e = max(row_err(do.qpos, dr.qpos), row_err(do.qvel, dr.qvel))
+        worst = max(worst, e)
+        if e > TRAJ_TOL and coldiff is not None:
+            pytest.xfail(f"step {t}: state differs by {e:.3g} after the contacts of step "
+                         f"{coldiff} differed in their last bits (collision, not the "
+                         "constraint stage)")
+        assert e <= TRAJ_TOL, f"step {t}: state differs by {e:.3g} (nefc {do.nefc}/{dr.nefc})"
+    return worst, rows
+
+
+def with_solver(name, solver):
+    return int(getattr(mujoco.mjtSolver, "mjSOL_" + solver))
+
+
+@pytest.mark.parametrize("diagexact", [False, True], ids=["diagapprox", "diagexact"])
+@pytest.mark.parametrize("solver", ["NEWTON", "CG", "PGS"])
+@pytest.mark.parametrize("island", [True, False], ids=["islands", "monolithic"])
+@pytest.mark.parametrize("name", sorted(SMALL))
+def test_small_rows(name, island, solver, diagexact):
+    code = with_solver(name, solver)
+    ours, ref = load_small(SMALL[name], island)
+    ours.opt.solver = ref.opt.solver = code
+    if diagexact:
+        bit = int(mujoco.mjtEnableBit.mjENBL_DIAGEXACT)
+        ours.opt.enableflags |= bit
+        ref.opt.enableflags |= bit
+    assert check_states(ours, ref, seed=1) > 0, "no rows arose: the test exercises nothing"
+
+
+@pytest.mark.parametrize("solver", ["CG", "PGS"])
+@pytest.mark.parametrize("island", [True, False], ids=["islands", "monolithic"])
+@pytest.mark.parametrize("name", sorted(SMALL))
+def test_small_trajectory_solvers(name, island, solver):
+    code = with_solver(name, solver)
+    ours, ref = load_small(SMALL[name], island)
+    ours.opt.solver = ref.opt.solver = code
+    check_trajectory(ours, ref, seed=2)
+
+
+@pytest.mark.parametrize("solver", ["NEWTON", "CG", "PGS"])
+@pytest.mark.parametrize("island", [True, False], ids=["islands", "monolithic"])
+@pytest.mark.parametrize("name", ["contacts", "elliptic", "friction"])
+def test_noslip(name, island, solver):
+    """The noslip solver after each main solver (frictionless, pyramidal and elliptic)."""
+    ours, ref = load_small(SMALL[name], island)
+    ours.opt.solver = ref.opt.solver = int(getattr(mujoco.mjtSolver, "mjSOL_" + solver))
+    ours.opt.noslip_iterations = ref.opt.noslip_iterations = 5
+    check_states(ours, ref, seed=10)
+    check_trajectory(ours, ref, seed=11, nstep=100)
+
+
+@pytest.mark.parametrize("island", [True, False], ids=["islands", "monolithic"])
+@pytest.mark.parametrize("name", sorted(SMALL))
+@pytest.mark.parametrize("integrator", ["EULER", "IMPLICITFAST", "RK4"])
+def test_small_trajectory(name, integrator, island):
+    ours, ref = load_small(SMALL[name], island)
+    code = int(getattr(mujoco.mjtIntegrator, "mjINT_" + integrator))
+    ours.opt.integrator = ref.opt.integrator = code
+    _, rows = check_trajectory(ours, ref, seed=2)
+    assert rows > 0
+
+
+@pytest.mark.parametrize("island", [True, False], ids=["islands", "monolithic"])
+def test_options(island):
+    """Disable flags of the constraint stage, warm start, refsafe; solver options."""
+    for flag in ("EQUALITY", "FRICTIONLOSS", "LIMIT", "CONTACT", "WARMSTART", "REFSAFE"):
+        bit = int(getattr(mujoco.mjtDisableBit, "mjDSBL_" + flag))
+        for xml in (EQUALITY, FRICTION, CONTACTS):
+            ours, ref = load_small(xml, island)
+            prepare(ours, ref, bit)
+            check_states(ours, ref, seed=3)
+    ours, ref = load_small(LIMITS, island)
+    ours.opt.timestep = ref.opt.timestep = 0.05  # refsafe clamps the time constants
+    check_states(ours, ref, seed=4)
+    ours.opt.tolerance = ref.opt.tolerance = 0  # every iteration, to the iteration limit
+    ours.opt.iterations = ref.opt.iterations = 7
+    check_states(ours, ref, seed=5)
+    ours, ref = load_small(SMALL["elliptic"], island)
+    ours.opt.tolerance = ref.opt.tolerance = 0
+    ours.opt.iterations = ref.opt.iterations = 4
+    check_states(ours, ref, seed=9)
+    ours, ref = load_small(CONTACTS, island)
+    for tol, it, ls in ((0, 5, 50), (1e-12, 100, 2), (1e-3, 100, 50)):
+        ours.opt.tolerance = ref.opt.tolerance = tol
+        ours.opt.iterations = ref.opt.iterations = it
+        ours.opt.ls_iterations = ref.opt.ls_iterations = ls
+        check_states(ours, ref, seed=8)
+
+
+def test_cnstrfull():
+    """Rows beyond <size njmax>: none kept, CNSTRFULL counted (MuJoCo's arena overflow)."""
+    xml = EQUALITY.replace("<mujoco>", '<mujoco><size njmax="10"/>')
+    ours = phalanx.Model.from_xml_string(xml)
+    ours.opt.disableflags |= ISLAND
+    d = phalanx.Data(ours)
+    assert d.nefcmax == 10
+    phalanx.forward(ours, d)
+    assert d.nefc == 0
+    assert d.warning[int(mujoco.mjtWarning.mjWARN_CNSTRFULL)][1] == 1
+    np.testing.assert_array_equal(d.qfrc_constraint, 0)
+    np.testing.assert_array_equal(d.qacc, d.qacc_smooth)
+
+
+@pytest.mark.parametrize("option,value,message", [
+    ("jacobian", 1, "sparse constraint Jacobian"),
+])
+def test_refused(option, value, message):
+    ours, _ = load_small(CONTACTS)
+    setattr(ours.opt, option, value)
+    with pytest.raises(NotImplementedError, match=message):
+        phalanx.forward(ours, phalanx.Data(ours))
+
+
+def test_refused_flags():
+    # a Data made without room for PGS's matrix AR
+    ours, _ = load_small(LIMITS)
+    d = phalanx.Data(ours)
+    ours.opt.solver = int(mujoco.mjtSolver.mjSOL_PGS)
+    with pytest.raises(NotImplementedError, match="make a new Data"):
+        phalanx.forward(ours, d)
+    phalanx.forward(ours, phalanx.Data(ours))
+    xml = CONTACTS.replace('<geom type="box" size="0.1 0.1 0.1" condim="3"',
+                           '<geom type="ellipsoid" size="0.1 0.1 0.1" condim="3"')
+    ours = phalanx.Model.from_xml_string(xml)
+    phalanx.forward(ours, phalanx.Data(ours))
+    # a collision route phalanx lacks is refused by forward too
+    ours.opt.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_NATIVECCD)
+    with pytest.raises(NotImplementedError, match="nativeccd"):
+        phalanx.forward(ours, phalanx.Data(ours))
+
+
+def test_contact_rows():
+    """The contacts' efc_address and mu written back as MuJoCo writes them."""
+    ours, ref = load_small(CONTACTS)
+    do, dr = phalanx.Data(ours), mujoco.MjData(ref)
+    mujoco.mj_forward(ref, dr)
+    phalanx.forward(ours, do)
+    assert do.ncon == dr.ncon > 0
+    np.testing.assert_array_equal(do.contact.efc_address, dr.contact.efc_address)
+    np.testing.assert_array_equal(do.contact.dim, dr.contact.dim)
+    assert rel(do.contact.mu, dr.contact.mu) <= ROW_TOL
+
+
+# trajectories that leave MuJoCo's for a reason outside the constraint stage
+KNOWN = {
+    "gymnasium/point.xml": "sphere-plane contact at dist 0: MuJoCo's collider gives -5.6e-17 in "
+                           "an RK4 stage, phalanx's 0 (excluded by the gap), step 199",
+}
+
+
+@pytest.mark.parametrize("island", [True, False], ids=["islands", "monolithic"])
+def test_corpus(cons_model, island):
+    ours, ref = load_corpus(cons_model, island)
+    try:
+        check_states(ours, ref, seed=6)
+    except CollisionDiffers as e:
+        pytest.xfail(f"collision differs from MuJoCo's, not the constraint stage: {e}")
+    known = KNOWN.get(os.path.relpath(cons_model, SHARED_MODELS))
+    try:
+        check_trajectory(ours, ref, seed=7, scale=0.1)
+    except AssertionError as e:
+        if known:
+            pytest.xfail(f"{known} ({e})")
+        raise
+
+
+def test_copy_pickle():
+    """copy.copy and pickle carry the constraint rows and counts, as MuJoCo's copies do."""
+    import copy
+    import pickle
+
+    ours = phalanx.Model.from_xml_string(CONTACTS)
+    d = phalanx.Data(ours)
+    phalanx.forward(ours, d)
+    assert d.nefc > 0
+    for c in (copy.copy(d), pickle.loads(pickle.dumps(d))):
+        assert (c.nefc, c.ne, c.nf, c.nl, c.ncon) == (d.nefc, d.ne, d.nf, d.nl, d.ncon)
+        for name in ("efc_type", "efc_id", "efc_state") + ROW_FIELDS + ("efc_force",):
+            np.testing.assert_array_equal(getattr(c, name), getattr(d, name), err_msg=name)
