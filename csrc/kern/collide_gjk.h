@@ -2770,8 +2770,7 @@ PX_FN int pxk_colConvex(PX_MDC int g1, int g2, PX_REAL margin, int adr) {
       pxk_ccdRotateFrame(p0, rot, obj1);
       pxk_ccdRotateFrame(p0, invrot, obj2);
     }
-    int n =
-        pxk_ccdPenetration(PX_MDARGC obj1, oi1, obj2, oi2, mc, margin, ncon, cdist, cpos, cnrm);
+    int n = pxk_ccdPenetration(PX_MDARGC obj1, oi1, obj2, oi2, mc, margin, ncon, cdist, cpos, cnrm);
     if (pass == 0) {
       ncon = n;
       if (maxcon == 1 && ncon == 1 && multi != 0 && t1 != PXK_GEOM_ELLIPSOID &&

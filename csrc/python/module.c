@@ -2252,8 +2252,7 @@ static PyObject* vulkan_collision(PyObject* self, PyObject* args, PyObject* kwds
     return NULL;
   }
   if (!vulkanReady(v)) return NULL;
-  return vulkanRun(v, model, qposobj, in, 2, NULL, precision, lanes, 0, VK_COLLISION,
-                   "collision");
+  return vulkanRun(v, model, qposobj, in, 2, NULL, precision, lanes, 0, VK_COLLISION, "collision");
 }
 
 // forward(model, qpos, qvel, act=None, ctrl=None, qfrc_applied=None, xfrc_applied=None,

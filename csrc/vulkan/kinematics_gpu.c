@@ -194,10 +194,25 @@ typedef struct {
 #define CON_I(f) \
   { offsetof(pxContact, f), sizeof(((pxContact*)0)->f) / sizeof(int), 0 }
 static const contactField contactFields[] = {
-    CON_R(dist),    CON_R(pos),    CON_R(frame),  CON_R(includemargin), CON_R(friction),
-    CON_R(solref),  CON_R(solreffriction),        CON_R(solimp),        CON_R(adhesion),
-    CON_R(mu),      CON_R(H),      CON_I(dim),    CON_I(geom1),         CON_I(geom2),
-    CON_I(geom),    CON_I(flex),   CON_I(elem),   CON_I(vert),          CON_I(exclude),
+    CON_R(dist),
+    CON_R(pos),
+    CON_R(frame),
+    CON_R(includemargin),
+    CON_R(friction),
+    CON_R(solref),
+    CON_R(solreffriction),
+    CON_R(solimp),
+    CON_R(adhesion),
+    CON_R(mu),
+    CON_R(H),
+    CON_I(dim),
+    CON_I(geom1),
+    CON_I(geom2),
+    CON_I(geom),
+    CON_I(flex),
+    CON_I(elem),
+    CON_I(vert),
+    CON_I(exclude),
     CON_I(efc_address),
 };
 #define NCONTACTFIELD ((int)(sizeof(contactFields) / sizeof(contactFields[0])))
@@ -767,20 +782,14 @@ static int colFamily(const pxModel* m, int g1, int g2) {
 // pairs per narrow-phase chunk: PXL_COLCHUNK of shaders/colnarrow.glsl
 #define PXV_COLCHUNK 16
 
-pxtStatus pxv_collision(pxvContext* ctx, const pxModel* m, pxWorlds* w, int precision64,
-                        int lanes, pxStatus* st) {
+pxtStatus pxv_collision(pxvContext* ctx, const pxModel* m, pxWorlds* w, int precision64, int lanes,
+                        pxStatus* st) {
   pxStatus local;
   if (!st) st = &local;
   px_statusClear(st);
   if (checkArgs(ctx, m, w, precision64, "pxv_collision", st) || px_collisionCheck(m, st)) {
     return st->code;
   }
-  if (m->opt.ccd_iterations > PXV_CCD_MAXIT) {
-    return PX_FAIL(st, PX_ERR_UNSUPPORTED,
-                   "pxv_collision: ccd_iterations %d; the GPU's EPA polytope holds %d iterations",
-                   m->opt.ccd_iterations, PXV_CCD_MAXIT);
-  }
-
   // the families of the pairs the driver may visit (the explicit pairs and the geom pairs of
   // every body pair), so that absent ones are neither compiled nor dispatched
   int present[3] = {0, 0, 0};
@@ -790,6 +799,11 @@ pxtStatus pxv_collision(pxvContext* ctx, const pxModel* m, pxWorlds* w, int prec
     for (int g2 = g1 + 1; g2 < m->ngeom; g2++) {
       if (m->geom_bodyid[g1] != m->geom_bodyid[g2]) present[colFamily(m, g1, g2)] = 1;
     }
+  }
+  if ((present[1] || present[2]) && m->opt.ccd_iterations > PXV_CCD_MAXIT) {
+    return PX_FAIL(st, PX_ERR_UNSUPPORTED,
+                   "pxv_collision: ccd_iterations %d; the GPU's EPA polytope holds %d iterations",
+                   m->opt.ccd_iterations, PXV_CCD_MAXIT);
   }
   int nfam = present[0] + present[1] + present[2];
   long nchunk = (npairmax + PXV_COLCHUNK - 1) / PXV_COLCHUNK;
