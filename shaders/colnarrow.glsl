@@ -18,7 +18,9 @@
 // 65535 iterations in one invocation).
 // One workgroup per world; lane 0 works (the executor runs these with 1 lane).
 // The GJK/EPA polytope is sized for PXK_CCD_MAXIT iterations below (MuJoCo's default
-// ccd_iterations is 35); the executor refuses models that ask for more (PXV_CCD_MAXIT).
+// ccd_iterations is 35); the executor refuses models that ask for more (PXV_CCD_MAXIT). GLSL
+// copies array arguments in and out of every call, so the sizes of these scratch arrays decide
+// how big the module becomes after inlining.
 // Built by scripts/build_shaders.sh at -O0 (glslc's optimizer crashes on the convex routines)
 // for fp64 and, with -DPX_FP32, for fp32.
 #extension GL_EXT_buffer_reference : require
@@ -33,6 +35,10 @@ layout(local_size_x_id = 0) in;
 #include "kern/prelude_glsl.h"
 
 #define PXK_CCD_MAXIT 50
+// the polygon multi-contact's capacities (PXV_MCC_MAX; the CPU's are 512): polygons met at a
+// mesh vertex and vertices of a mesh polygon; the executor refuses meshes beyond them
+#define PXK_MCC_DEG 32
+#define PXK_MCC_POLY 32
 #include "kern/collide.h"
 
 // pairs per chunk (the executor's PXV_COLCHUNK)

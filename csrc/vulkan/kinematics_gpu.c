@@ -805,6 +805,24 @@ pxtStatus pxv_collision(pxvContext* ctx, const pxModel* m, pxWorlds* w, int prec
                    "pxv_collision: ccd_iterations %d; the GPU's EPA polytope holds %d iterations",
                    m->opt.ccd_iterations, PXV_CCD_MAXIT);
   }
+  if (present[1] || present[2]) {
+    for (int i = 0; i < m->nmeshpoly; i++) {
+      if (m->mesh_polyvertnum[i] > PXV_MCC_MAX) {
+        return PX_FAIL(st, PX_ERR_UNSUPPORTED,
+                       "pxv_collision: a mesh polygon of %d vertices; the GPU's polygon "
+                       "multi-contact holds %d",
+                       m->mesh_polyvertnum[i], PXV_MCC_MAX);
+      }
+    }
+    for (int i = 0; i < m->nmeshvert; i++) {
+      if (m->mesh_polymapnum[i] > PXV_MCC_MAX) {
+        return PX_FAIL(st, PX_ERR_UNSUPPORTED,
+                       "pxv_collision: a mesh vertex on %d polygons; the GPU's polygon "
+                       "multi-contact holds %d",
+                       m->mesh_polymapnum[i], PXV_MCC_MAX);
+      }
+    }
+  }
   int nfam = present[0] + present[1] + present[2];
   long nchunk = (npairmax + PXV_COLCHUNK - 1) / PXV_COLCHUNK;
   // one family: one dispatch per chunk; else every family PXV_COLCHUNK times per chunk

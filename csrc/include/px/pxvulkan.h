@@ -105,6 +105,9 @@ pxtStatus pxv_step(pxvContext* ctx, const pxModel* m, pxWorlds* w, int precision
 // (opt.ccd_iterations; the GPU build's polytope is smaller than the CPU's). The narrow phase
 // runs in chunked dispatches split by routine family (docs/gpu_executor.md, "Collision").
 #define PXV_CCD_MAXIT 50
+// mesh polygons of more vertices, or mesh vertices on more polygons, than this are refused too
+// (the GPU's polygon multi-contact scratch; the CPU's holds 512)
+#define PXV_MCC_MAX 32
 pxtStatus pxv_collision(pxvContext* ctx, const pxModel* m, pxWorlds* w, int precision64, int lanes,
                         pxStatus* st);
 
