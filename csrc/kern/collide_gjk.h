@@ -91,7 +91,9 @@
 // compiler run out of memory), so there they are private globals of the invocation and the
 // parameters and arguments vanish.
 #ifdef PX_KERN_GLSL
-PXR ptr[PXK_PR];
+// (not `precise`: glslang turns a precise global into a function-local variable of every
+// function that uses it; the arithmetic stored into it is computed in precise locals)
+PX_REAL ptr[PXK_PR];
 int pti[PXK_PI];
 #define PXK_PTR_PARAM
 #define PXK_PTI_PARAM
