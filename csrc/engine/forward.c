@@ -120,7 +120,9 @@ static pxtStatus constraintCheck(const pxModel* m, pxStatus* st) {
   if (m->opt.solver != PX_SOL_NEWTON && m->opt.solver != PX_SOL_CG && m->opt.solver != PX_SOL_PGS) {
     return PX_FAIL(st, PX_ERR_ARG, "forward: invalid constraint solver %d", m->opt.solver);
   }
-  if (m->opt.jacobian == PX_JAC_SPARSE || (m->opt.jacobian == PX_JAC_AUTO && m->nv >= 60)) {
+  // (without dofs no row has an entry: both layouts are empty)
+  if (m->nv > 0 &&
+      (m->opt.jacobian == PX_JAC_SPARSE || (m->opt.jacobian == PX_JAC_AUTO && m->nv >= 60))) {
     return PX_FAIL(st, PX_ERR_UNSUPPORTED,
                    "forward: the sparse constraint Jacobian (jacobian sparse, or auto with nv >= "
                    "60; nv = %d) is not supported yet (jacobian dense)",
@@ -160,9 +162,15 @@ pxtStatus px_forwardCheckCPU(const pxModel* m, pxStatus* st) {
   return constraintCheck(m, st);
 }
 
-int px_efcDual(const pxModel* m) {
+static int dualNeeded(const pxModel* m) {
   return m->opt.solver == PX_SOL_PGS || m->opt.noslip_iterations > 0 ||
          (m->opt.enableflags & PX_ENBL_DIAGEXACT) != 0;
+}
+
+int px_efcDual(const pxModel* m) {
+  if (!dualNeeded(m)) return 0;
+  int n = px_efcCapacity(m);
+  return n < PX_NEFCDUAL_CAP ? n : PX_NEFCDUAL_CAP;
 }
 
 int px_efcCapacity(const pxModel* m) {
@@ -205,7 +213,7 @@ pxtStatus px_forward(const pxModel* m, pxData* d, pxStatus* st) {
     if (d->ncon) *d->ncon = 0;
     return PX_OK;
   }
-  if (px_efcDual(m) && !d->efcdual && d->nefcmax > 0) {
+  if (dualNeeded(m) && d->efcdual < (d->nefcmax < PX_NEFCDUAL_CAP ? d->nefcmax : PX_NEFCDUAL_CAP)) {
     return PX_FAIL(st, PX_ERR_UNSUPPORTED,
                    "forward: this Data was made while the model used neither the PGS solver, "
                    "noslip nor diagexact, so it has no room for their matrices; make a new Data");

@@ -207,6 +207,7 @@ pxWorlds* px_makeWorlds(const pxModel* m, int nworld, pxStatus* st) {
   PX_EFC_FIELDS(X)
 #undef X
   w->efc_n = (int*)(void*)(buf + off);
+  off += alignUp((size_t)nworld * PX_EFC_NCOUNT * sizeof(int));
   w->nefcmax = nefcmax;
   w->efcdual = efcdual;
   w->nconmax = nconmax;

@@ -113,9 +113,19 @@ PX_FN void pxk_cnJac(PX_MDC int o, PX_IN(PX_REAL, point, 3), int body) {
 }
 
 // 1 when `size` rows from row PXK_EN(NEFC) fit the capacity; counts them as needed either way
+// the row capacity: PXK_NEFCMAX, or the rows of the dual matrices when a dual solver or the exact
+// diagonal needs them
+PX_FN int pxk_cnCapacity(PX_MD) {
+  int dual = (MOPT(solver) == PX_SOL_PGS || MOPT(noslip_iterations) > 0 ||
+              (MOPT(enableflags) & PX_ENBL_DIAGEXACT) != 0)
+                 ? 1
+                 : 0;
+  return (dual == 1 && PXK_NEFCDUAL < PXK_NEFCMAX) ? PXK_NEFCDUAL : PXK_NEFCMAX;
+}
+
 PX_FN int pxk_cnRoom(PX_MDC int size) {
   PXK_EN(PX_EFC_NEED) = PXK_EN(PX_EFC_NEED) + size;
-  return PXK_EN(PX_EFC_NEFC) + size <= PXK_NEFCMAX ? 1 : 0;
+  return PXK_EN(PX_EFC_NEFC) + size <= pxk_cnCapacity(PX_MDARG) ? 1 : 0;
 }
 
 // commit the `size` rows written from row PXK_EN(NEFC) (mj_addConstraint after the Jacobian
@@ -830,7 +840,7 @@ PX_FN void pxk_makeConstraint(PX_MD) {
   pxk_cnFriction(PX_MDARG);
   pxk_cnLimit(PX_MDARG);
   pxk_cnContact(PX_MDARG);
-  if (PXK_EN(PX_EFC_NEED) > PXK_NEFCMAX) {
+  if (PXK_EN(PX_EFC_NEED) > pxk_cnCapacity(PX_MDARG)) {
     D(warning, 2 * PXK_WARN_CNSTRFULL) = PXK_EN(PX_EFC_NEED);
     D(warning, 2 * PXK_WARN_CNSTRFULL + 1) = D(warning, 2 * PXK_WARN_CNSTRFULL + 1) + 1;
     PXK_EN(PX_EFC_NEFC) = 0;

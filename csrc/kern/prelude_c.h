@@ -127,5 +127,6 @@ static inline float px_bitsMakeFlt(uint32_t u) {
 #define PXK_E(field, i) (d->field[i])
 #define PXK_EN(k) (d->efc_n[k])
 #define PXK_NEFCMAX (d->nefcmax)
+#define PXK_NEFCDUAL (d->efcdual)
 
 #endif  // PX_KERN_PRELUDE_C_H_

@@ -764,7 +764,8 @@ static PyGetSetDef dataGetSet[] = {
      (void*)(intptr_t)PX_EFC_NF},
     {"nl", data_get_efcn, NULL, "number of limit rows (mjData.nl)", (void*)(intptr_t)PX_EFC_NL},
     {"solver_niter", data_get_efcn, NULL,
-     "iterations of the last constraint solve (mjData.solver_niter[0]; monolithic)",
+     "iterations of the last constraint solve of island 0, or of the single solve "
+     "(mjData.solver_niter[0])",
      (void*)(intptr_t)PX_EFC_NITER},
     {"nisland", data_get_efcn, NULL,
      "number of constraint islands of the last solve (mjData.nisland; 0 with the island flag "

@@ -41,87 +41,87 @@ typedef struct {
 // Constraint rows (csrc/kern/constraint.h) and the Newton solver's scratch (csrc/kern/solver.h)
 // of one world: X(type, name, n) with n the elements per world in terms of PXE_ROWS (the row
 // capacity nefcmax, px_efcCapacity), PXE_NV (nv), PXE_NC (nC), PXE_NTREE (ntree) and PXE_DUAL
-// (px_efcDual). Kept out of
+// (the rows of the dual matrices, px_efcDual). Kept out of
 // PX_DATA_FIELDS: the GPU layout does not carry them (the GPU runs no constraint stage). The names
 // of MuJoCo's mjData arrays are MuJoCo's; efc_sv_* and efc_cn_* are phalanx scratch.
-#define PX_EFC_FIELDS(X)                                                                       \
-  X(int, efc_type, PXE_ROWS)                                                                   \
-  X(int, efc_id, PXE_ROWS)                                                                     \
-  X(int, efc_state, PXE_ROWS)                                                                  \
-  X(pxtNum, efc_J, PXE_ROWS* PXE_NV)                                                           \
-  X(pxtNum, efc_pos, PXE_ROWS)                                                                 \
-  X(pxtNum, efc_margin, PXE_ROWS)                                                              \
-  X(pxtNum, efc_frictionloss, PXE_ROWS)                                                        \
-  X(pxtNum, efc_diagA, PXE_ROWS)                                                               \
-  X(pxtNum, efc_KBIP, 4 * PXE_ROWS)                                                            \
-  X(pxtNum, efc_D, PXE_ROWS)                                                                   \
-  X(pxtNum, efc_R, PXE_ROWS)                                                                   \
-  X(pxtNum, efc_vel, PXE_ROWS)                                                                 \
-  X(pxtNum, efc_aref, PXE_ROWS)                                                                \
-  X(pxtNum, efc_b, PXE_ROWS)                                                                   \
-  X(pxtNum, efc_force, PXE_ROWS)                                                               \
-  /* the problem one solve sees (all rows, or one island's), in local indices */               \
-  X(int, efc_sv_type, PXE_ROWS)                                                                \
-  X(int, efc_sv_id, PXE_ROWS)                                                                  \
-  X(int, efc_sv_state, PXE_ROWS)                                                               \
-  X(int, efc_sv_oldstate, PXE_ROWS)                                                            \
-  X(pxtNum, efc_sv_J, PXE_ROWS* PXE_NV)                                                        \
-  X(pxtNum, efc_sv_Dr, PXE_ROWS)                                                               \
-  X(pxtNum, efc_sv_R, PXE_ROWS)                                                                \
-  X(pxtNum, efc_sv_floss, PXE_ROWS)                                                            \
-  X(pxtNum, efc_sv_aref, PXE_ROWS)                                                             \
-  X(pxtNum, efc_sv_b, PXE_ROWS)                                                                \
-  X(pxtNum, efc_sv_force, PXE_ROWS)                                                            \
-  X(pxtNum, efc_sv_Jaref, PXE_ROWS)                                                            \
-  X(pxtNum, efc_sv_Jv, PXE_ROWS)                                                               \
-  X(pxtNum, efc_sv_quad, 3 * PXE_ROWS)                                                         \
-  X(pxtNum, efc_sv_D, PXE_ROWS)                                                                \
-  X(pxtNum, efc_sv_qacc, PXE_NV)                                                               \
-  X(pxtNum, efc_sv_qacc_smooth, PXE_NV)                                                        \
-  X(pxtNum, efc_sv_qfrc_smooth, PXE_NV)                                                        \
-  X(pxtNum, efc_sv_qfrc_constraint, PXE_NV)                                                    \
-  X(int, efc_sv_Mrownnz, PXE_NV)                                                               \
-  X(int, efc_sv_Mrowadr, PXE_NV)                                                               \
-  X(int, efc_sv_Mcolind, PXE_NC)                                                               \
-  X(pxtNum, efc_sv_M, PXE_NC)                                                                  \
-  X(pxtNum, efc_sv_LD, PXE_NC)                                                                 \
-  X(pxtNum, efc_sv_LDiagInv, PXE_NV)                                                           \
-  X(pxtNum, efc_sv_Ma, PXE_NV)                                                                 \
-  X(pxtNum, efc_sv_Mv, PXE_NV)                                                                 \
-  X(pxtNum, efc_sv_grad, PXE_NV)                                                               \
-  X(pxtNum, efc_sv_Mgrad, PXE_NV)                                                              \
-  X(pxtNum, efc_sv_search, PXE_NV)                                                             \
-  X(pxtNum, efc_sv_cholupd, PXE_NV)                                                            \
-  X(pxtNum, efc_sv_L, PXE_NV* PXE_NV)                                                          \
-  X(pxtNum, efc_sv_Lcone, PXE_NV* PXE_NV)                                                      \
-  X(pxtNum, efc_sv_LTJ, 6 * PXE_NV)                                                            \
-  X(pxtNum, efc_sv_gradold, PXE_NV)                                                            \
-  X(pxtNum, efc_sv_Mgradold, PXE_NV)                                                           \
-  X(pxtNum, efc_sv_graddif, PXE_NV)                                                            \
-  X(pxtNum, efc_sv_Mgraddif, PXE_NV)                                                           \
-  /* constraint islands (mj_island): trees, dofs and rows of each island */                    \
-  X(int, efc_is_tree, PXE_ROWS)                                                                \
-  X(int, efc_is_island, PXE_ROWS)                                                              \
-  X(int, efc_is_efc2iefc, PXE_ROWS)                                                            \
-  X(int, efc_is_iefc2efc, PXE_ROWS)                                                            \
-  X(int, efc_is_dof2idof, PXE_NV)                                                              \
-  X(int, efc_is_idof2dof, PXE_NV)                                                              \
-  X(int, efc_is_parent, PXE_NTREE)                                                             \
-  X(int, efc_is_treeisland, PXE_NTREE)                                                         \
-  X(int, efc_is_nv, PXE_NTREE + 1)                                                             \
-  X(int, efc_is_idofadr, PXE_NTREE)                                                            \
-  X(int, efc_is_nefc, PXE_NTREE + 1)                                                           \
-  X(int, efc_is_iefcadr, PXE_NTREE)                                                            \
-  X(int, efc_is_ne, PXE_NTREE)                                                                 \
-  X(int, efc_is_nf, PXE_NTREE)                                                                 \
-  /* the dual solver (PGS) and the exact diagonal: Y = J M^-1/2 and AR = Y Y' + R (storage */  \
-  /* only in a Data made for a model with solver PGS or diagexact: PXE_DUAL is 1 there)     */ \
-  X(pxtNum, efc_pg_Y, PXE_DUAL* PXE_ROWS* PXE_NV)                                              \
-  X(pxtNum, efc_pg_AR, PXE_DUAL* PXE_ROWS* PXE_ROWS)                                           \
-  X(pxtNum, efc_pg_ARinv, PXE_ROWS)                                                            \
-  X(pxtNum, efc_pg_prev, PXE_ROWS)                                                             \
-  X(pxtNum, efc_pg_mom, PXE_ROWS)                                                              \
-  X(int, efc_pg_block, PXE_ROWS)                                                               \
+#define PX_EFC_FIELDS(X)                                                                      \
+  X(int, efc_type, PXE_ROWS)                                                                  \
+  X(int, efc_id, PXE_ROWS)                                                                    \
+  X(int, efc_state, PXE_ROWS)                                                                 \
+  X(pxtNum, efc_J, PXE_ROWS* PXE_NV)                                                          \
+  X(pxtNum, efc_pos, PXE_ROWS)                                                                \
+  X(pxtNum, efc_margin, PXE_ROWS)                                                             \
+  X(pxtNum, efc_frictionloss, PXE_ROWS)                                                       \
+  X(pxtNum, efc_diagA, PXE_ROWS)                                                              \
+  X(pxtNum, efc_KBIP, 4 * PXE_ROWS)                                                           \
+  X(pxtNum, efc_D, PXE_ROWS)                                                                  \
+  X(pxtNum, efc_R, PXE_ROWS)                                                                  \
+  X(pxtNum, efc_vel, PXE_ROWS)                                                                \
+  X(pxtNum, efc_aref, PXE_ROWS)                                                               \
+  X(pxtNum, efc_b, PXE_ROWS)                                                                  \
+  X(pxtNum, efc_force, PXE_ROWS)                                                              \
+  /* the problem one solve sees (all rows, or one island's), in local indices */              \
+  X(int, efc_sv_type, PXE_ROWS)                                                               \
+  X(int, efc_sv_id, PXE_ROWS)                                                                 \
+  X(int, efc_sv_state, PXE_ROWS)                                                              \
+  X(int, efc_sv_oldstate, PXE_ROWS)                                                           \
+  X(pxtNum, efc_sv_J, PXE_ROWS* PXE_NV)                                                       \
+  X(pxtNum, efc_sv_Dr, PXE_ROWS)                                                              \
+  X(pxtNum, efc_sv_R, PXE_ROWS)                                                               \
+  X(pxtNum, efc_sv_floss, PXE_ROWS)                                                           \
+  X(pxtNum, efc_sv_aref, PXE_ROWS)                                                            \
+  X(pxtNum, efc_sv_b, PXE_ROWS)                                                               \
+  X(pxtNum, efc_sv_force, PXE_ROWS)                                                           \
+  X(pxtNum, efc_sv_Jaref, PXE_ROWS)                                                           \
+  X(pxtNum, efc_sv_Jv, PXE_ROWS)                                                              \
+  X(pxtNum, efc_sv_quad, 3 * PXE_ROWS)                                                        \
+  X(pxtNum, efc_sv_D, PXE_ROWS)                                                               \
+  X(pxtNum, efc_sv_qacc, PXE_NV)                                                              \
+  X(pxtNum, efc_sv_qacc_smooth, PXE_NV)                                                       \
+  X(pxtNum, efc_sv_qfrc_smooth, PXE_NV)                                                       \
+  X(pxtNum, efc_sv_qfrc_constraint, PXE_NV)                                                   \
+  X(int, efc_sv_Mrownnz, PXE_NV)                                                              \
+  X(int, efc_sv_Mrowadr, PXE_NV)                                                              \
+  X(int, efc_sv_Mcolind, PXE_NC)                                                              \
+  X(pxtNum, efc_sv_M, PXE_NC)                                                                 \
+  X(pxtNum, efc_sv_LD, PXE_NC)                                                                \
+  X(pxtNum, efc_sv_LDiagInv, PXE_NV)                                                          \
+  X(pxtNum, efc_sv_Ma, PXE_NV)                                                                \
+  X(pxtNum, efc_sv_Mv, PXE_NV)                                                                \
+  X(pxtNum, efc_sv_grad, PXE_NV)                                                              \
+  X(pxtNum, efc_sv_Mgrad, PXE_NV)                                                             \
+  X(pxtNum, efc_sv_search, PXE_NV)                                                            \
+  X(pxtNum, efc_sv_cholupd, PXE_NV)                                                           \
+  X(pxtNum, efc_sv_L, PXE_NV* PXE_NV)                                                         \
+  X(pxtNum, efc_sv_Lcone, PXE_NV* PXE_NV)                                                     \
+  X(pxtNum, efc_sv_LTJ, 6 * PXE_NV)                                                           \
+  X(pxtNum, efc_sv_gradold, PXE_NV)                                                           \
+  X(pxtNum, efc_sv_Mgradold, PXE_NV)                                                          \
+  X(pxtNum, efc_sv_graddif, PXE_NV)                                                           \
+  X(pxtNum, efc_sv_Mgraddif, PXE_NV)                                                          \
+  /* constraint islands (mj_island): trees, dofs and rows of each island */                   \
+  X(int, efc_is_tree, PXE_ROWS)                                                               \
+  X(int, efc_is_island, PXE_ROWS)                                                             \
+  X(int, efc_is_efc2iefc, PXE_ROWS)                                                           \
+  X(int, efc_is_iefc2efc, PXE_ROWS)                                                           \
+  X(int, efc_is_dof2idof, PXE_NV)                                                             \
+  X(int, efc_is_idof2dof, PXE_NV)                                                             \
+  X(int, efc_is_parent, PXE_NTREE)                                                            \
+  X(int, efc_is_treeisland, PXE_NTREE)                                                        \
+  X(int, efc_is_nv, PXE_NTREE + 1)                                                            \
+  X(int, efc_is_idofadr, PXE_NTREE)                                                           \
+  X(int, efc_is_nefc, PXE_NTREE + 1)                                                          \
+  X(int, efc_is_iefcadr, PXE_NTREE)                                                           \
+  X(int, efc_is_ne, PXE_NTREE)                                                                \
+  X(int, efc_is_nf, PXE_NTREE)                                                                \
+  /* the dual solver (PGS) and the exact diagonal: Y = J M^-1/2 and AR = Y Y' + R (storage */ \
+  /* only in a Data made for a model with PGS, noslip or diagexact: PXE_DUAL rows of them) */ \
+  X(pxtNum, efc_pg_Y, PXE_DUAL* PXE_NV)                                                       \
+  X(pxtNum, efc_pg_AR, PXE_DUAL* PXE_DUAL)                                                    \
+  X(pxtNum, efc_pg_ARinv, PXE_ROWS)                                                           \
+  X(pxtNum, efc_pg_prev, PXE_ROWS)                                                            \
+  X(pxtNum, efc_pg_mom, PXE_ROWS)                                                             \
+  X(int, efc_pg_block, PXE_ROWS)                                                              \
   X(pxtNum, efc_cn_jac, 24 * PXE_NV)
 
 // entries of efc_n (per world): row counts of MuJoCo's mjData and solver statistics
@@ -151,7 +151,7 @@ typedef struct {
 #undef X
   int* efc_n;       // PX_EFC_NCOUNT counts (nefc, ne, nf, nl, solver iterations, ...)
   int nefcmax;      // constraint row capacity of every world of this storage
-  int efcdual;      // 1 when the storage holds the dual solver's Y and AR (efc_pg_Y, efc_pg_AR)
+  int efcdual;      // rows of the dual solver's Y and AR in this storage (efc_pg_Y, efc_pg_AR)
   pxStatus status;  // sticky status of this world
 } pxData;
 
@@ -176,7 +176,7 @@ typedef struct {
 #undef X
   int* efc_n;   // (nworld, PX_EFC_NCOUNT)
   int nefcmax;  // constraint row capacity per world (px_efcCapacity)
-  int efcdual;  // 1 when efc_pg_Y and efc_pg_AR have room (px_efcDual at allocation)
+  int efcdual;  // rows of efc_pg_Y and efc_pg_AR (px_efcDual at allocation)
   void* buffer;
   size_t nbuffer;
 } pxWorlds;
@@ -225,8 +225,10 @@ int px_bvh(const pxModel* m, pxData* d, int body, double* aabb, int* child, int*
 #define PX_NEFCMAX_CAP 20000
 int px_efcCapacity(const pxModel* m);
 
-// 1 when the model needs the dual solver's matrices Y = J M^-1/2 and AR = J M^-1 J' + R (solver
-// PGS, noslip, enableflags diagexact): world storage then holds them (nefcmax x nv and nefcmax^2)
+// Rows of the dual solver's matrices Y = J M^-1/2 and AR = J M^-1 J' + R that world storage holds
+// (nefcmax x nv and nefcmax^2) for a model with solver PGS, noslip or diagexact, else 0: the row
+// capacity, at most PX_NEFCDUAL_CAP (such a model's rows beyond it: CNSTRFULL, as beyond nefcmax)
+#define PX_NEFCDUAL_CAP 4096
 int px_efcDual(const pxModel* m);
 pxtStatus px_collisionCheck(const pxModel* m, pxStatus* st);
 pxtStatus px_collision(const pxModel* m, pxData* d, pxStatus* st);
