@@ -339,29 +339,15 @@ EOF
 check_stage post "post.h" -O
 
 # collision (csrc/kern/collide*.h): the driver with every narrow-phase routine and the geom
-# distance (collide_dist.h), through the generated layout plus stand-in buffers for the contact
-# records (pxContact's fields) and the broad phase's scratch (the GPU layout has neither yet),
-# fp64 and fp32, linted like the shaders
+# distance (collide_dist.h), through the generated layout (its per-world contact records and
+# collision scratch, bound by pxl_collisionWorld), fp64 and fp32, linted like the shaders
 stage_shader collide
 cat >>"$tmp/collide_check.comp" <<'EOF'
-struct PxContact {
-  PX_REAL dist, pos[3], frame[9], includemargin, friction[5], solref[2], solreffriction[2];
-  PX_REAL solimp[5], adhesion, mu, H[36];
-  int dim, geom1, geom2, geom[2], flex[2], elem[2], vert[2], exclude, efc_address;
-};
-layout(std430, set = 1, binding = 0) buffer PxContacts { int pxncon; int pxnconmax; PxContact pxcon[]; };
-#define PXK_CON(i) pxcon[i]
-#define PXK_NCON pxncon
-#define PXK_NCONMAX pxnconmax
-layout(std430, set = 1, binding = 1) buffer PxColScratchR { PX_REAL pxscr_r[]; };
-layout(std430, set = 1, binding = 2) buffer PxColScratchI { int pxnbpmax; int pxscr_i[]; };
-#define PXK_SCR_R(i) pxscr_r[i]
-#define PXK_SCR_I(i) pxscr_i[i]
-#define PXK_NBPMAX pxnbpmax
 #include "kern/collide.h"
 #include "kern/collide_dist.h"
 void main() {
   PX_CHECK_BEGIN();
+  pxl_collisionWorld(p);
   pxk_collision();
   precise PX_REAL fromto[6];
   precise PX_REAL dist = pxk_geomDistance(0, 1, D(qpos, 0), fromto);

@@ -38,6 +38,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 XMACRO = os.path.join(ROOT, "csrc", "include", "px", "pxxmacro.h")
 MODELH = os.path.join(ROOT, "csrc", "include", "px", "pxmodel.h")
 TYPEH = os.path.join(ROOT, "csrc", "include", "px", "pxtype.h")
+DATAH = os.path.join(ROOT, "csrc", "include", "px", "pxdata.h")
 EXECUTOR = os.path.join(ROOT, "csrc", "vulkan", "kinematics_gpu.c")
 OUT = os.path.join(ROOT, "shaders", "layout.glsl")
 
@@ -88,6 +89,25 @@ def parse_options(text):
             sys.exit(f"gen_layout: pxOption.{n} has unsupported type {t}")
         opts.append(("Real" if t == "pxtNum" else "Int", n, int(cnt) if cnt else 1))
     return opts
+
+
+def parse_contact(text):
+    """[(kind, name, count)] of the pxContact struct (mjContact's layout), in declaration order."""
+    m = re.search(r"typedef struct \{(.*?)\}\s*pxContact;", text, flags=re.S)
+    if not m:
+        sys.exit(f"gen_layout: pxContact not found in {DATAH}")
+    body = re.sub(r"//[^\n]*", "", m.group(1))
+    out = []
+    for t, names in re.findall(r"^\s*(\w+)\s+([^;]+);", body, flags=re.M):
+        if t not in ("pxtNum", "int"):
+            sys.exit(f"gen_layout: pxContact field of unsupported type {t}")
+        for item in names.split(","):
+            mm = re.fullmatch(r"\s*(\w+)(?:\[(\d+)\])?\s*", item)
+            if not mm:
+                sys.exit(f"gen_layout: cannot parse pxContact field {item!r}")
+            out.append(("Real" if t == "pxtNum" else "Int", mm.group(1),
+                        int(mm.group(2)) if mm.group(2) else 1))
+    return out
 
 
 def check_executor_options(opts):
@@ -148,6 +168,8 @@ def generate():
     check_executor_options(opts)
     with open(TYPEH) as f:
         enums = parse_enums(f.read())
+    with open(DATAH) as f:
+        cfields = parse_contact(f.read())
 
     L = []
     w = L.append
@@ -180,6 +202,19 @@ def generate():
         w(f"layout(buffer_reference, std430, buffer_reference_align = 16) buffer Pxd{k} "
           f"{{ {GLSL_ELEM[k]} v[]; }};")
     w("")
+    w("// a contact record: pxContact's fields (MuJoCo's mjContact) in struct order, reals as")
+    w("// PXL_REAL; std430 packs it as C does (reals first, then ints; stride rounded to a real)")
+    w("struct PxContact {")
+    for k, n, cnt in cfields:
+        arr = f"[{cnt}]" if cnt > 1 else ""
+        w(f"  {GLSL_ELEM[k]} {n}{arr};")
+    w("};")
+    w("layout(buffer_reference, std430, buffer_reference_align = 16) buffer PxdContact "
+      "{ PxContact v[]; };")
+    if "Int" not in dused:
+        w("layout(buffer_reference, std430, buffer_reference_align = 16) buffer PxdInt "
+          "{ int v[]; };")
+    w("")
     w("// the model: sizes, options, one reference per array")
     w("layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer PxModel {")
     w(f"  // sizes ({len(sizes)} ints)")
@@ -208,6 +243,17 @@ def generate():
     w("  PxdReal time;  // (nworld) simulation time of each world (pxWorlds.time)")
     w("  PxdInt flag;   // (nworld) per-world flag of the step phase (1: run forward again)")
     w("  PxdReal tsave;  // (nworld) the time at the start of an RK4 step")
+    w("  PxdContact contact;  // (nworld x (nconmax + PXK_MAXCONPAIR)) contact records")
+    w("  PxdInt ncon;  // (nworld) contacts of each world")
+    w("  PxdReal colscr_r;  // (nworld x ncolscr_r) collision scratch, reals")
+    w("  PxdInt colscr_i;  // (nworld x ncolscr_i) collision scratch, ints")
+    w("  int nconmax;  // contact capacity of a world (records per world: nconmax + 50)")
+    w("  int nbpmax;  // body-pair capacity of the broad phase")
+    w("  int ncolscr_r;  // scratch reals per world (px_colScratchReals)")
+    w("  int ncolscr_i;  // scratch ints per world (px_colScratchInts)")
+    w("  PxdInt colpairs;  // (nworld x (2 + 3 * ncolpairs)) geom pairs to collide: count, cursor,")
+    w("                    // then (g1, g2, ipair) in the driver's order")
+    w("  int ncolpairs;  // pair capacity of a world (px_colPairCapacity)")
     w("};")
     w("")
     w("// push constant: the parameter block, the batch index of the dispatch's first world and the")
@@ -228,6 +274,37 @@ def generate():
     w("PxModel pxm;")
     w("PxData pxd;")
     w("int pxw;")
+    w("")
+    w("// this world's contact records, count and collision scratch (the PXK_CON, PXK_NCON,")
+    w("// PXK_SCR_R, PXK_SCR_I macros of prelude_glsl.h); set by pxl_collisionWorld")
+    w("PxdContact pxcon;")
+    w("PxdInt pxncon;")
+    w("PxdReal pxscrr;")
+    w("PxdInt pxscri;")
+    w("PxdInt pxpairs;")
+    w("int pxpairbase;")
+    w("int pxnpairmax;")
+    w("int pxconbase;")
+    w("int pxnconmax;")
+    w("int pxscrrbase;")
+    w("int pxscribase;")
+    w("int pxnbpmax;")
+    w("")
+    w("// bind the collision globals to world pxw of parameter block p (after pxw is set)")
+    w("void pxl_collisionWorld(PxParams p) {")
+    w("  pxcon = p.contact;")
+    w("  pxncon = p.ncon;")
+    w("  pxscrr = p.colscr_r;")
+    w("  pxscri = p.colscr_i;")
+    w("  pxnconmax = p.nconmax;")
+    w("  pxnbpmax = p.nbpmax;")
+    w("  pxconbase = pxw * (p.nconmax + 50);")
+    w("  pxscrrbase = pxw * p.ncolscr_r;")
+    w("  pxscribase = pxw * p.ncolscr_i;")
+    w("  pxpairs = p.colpairs;")
+    w("  pxnpairmax = p.ncolpairs;")
+    w("  pxpairbase = pxw * (2 + 3 * p.ncolpairs);")
+    w("}")
     w("")
     w("// every data array of the current world set to zero, lane-strided (the first part of")
     w("// mj_resetData; callers put a barrier after it)")

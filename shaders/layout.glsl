@@ -226,6 +226,32 @@ layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Px
 layout(buffer_reference, std430, buffer_reference_align = 16) buffer PxdReal { PXL_REAL v[]; };
 layout(buffer_reference, std430, buffer_reference_align = 16) buffer PxdInt { int v[]; };
 
+// a contact record: pxContact's fields (MuJoCo's mjContact) in struct order, reals as
+// PXL_REAL; std430 packs it as C does (reals first, then ints; stride rounded to a real)
+struct PxContact {
+  PXL_REAL dist;
+  PXL_REAL pos[3];
+  PXL_REAL frame[9];
+  PXL_REAL includemargin;
+  PXL_REAL friction[5];
+  PXL_REAL solref[2];
+  PXL_REAL solreffriction[2];
+  PXL_REAL solimp[5];
+  PXL_REAL adhesion;
+  PXL_REAL mu;
+  PXL_REAL H[36];
+  int dim;
+  int geom1;
+  int geom2;
+  int geom[2];
+  int flex[2];
+  int elem[2];
+  int vert[2];
+  int exclude;
+  int efc_address;
+};
+layout(buffer_reference, std430, buffer_reference_align = 16) buffer PxdContact { PxContact v[]; };
+
 // the model: sizes, options, one reference per array
 layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer PxModel {
   // sizes (64 ints)
@@ -768,6 +794,17 @@ layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Px
   PxdReal time;  // (nworld) simulation time of each world (pxWorlds.time)
   PxdInt flag;   // (nworld) per-world flag of the step phase (1: run forward again)
   PxdReal tsave;  // (nworld) the time at the start of an RK4 step
+  PxdContact contact;  // (nworld x (nconmax + PXK_MAXCONPAIR)) contact records
+  PxdInt ncon;  // (nworld) contacts of each world
+  PxdReal colscr_r;  // (nworld x ncolscr_r) collision scratch, reals
+  PxdInt colscr_i;  // (nworld x ncolscr_i) collision scratch, ints
+  int nconmax;  // contact capacity of a world (records per world: nconmax + 50)
+  int nbpmax;  // body-pair capacity of the broad phase
+  int ncolscr_r;  // scratch reals per world (px_colScratchReals)
+  int ncolscr_i;  // scratch ints per world (px_colScratchInts)
+  PxdInt colpairs;  // (nworld x (2 + 3 * ncolpairs)) geom pairs to collide: count, cursor,
+                    // then (g1, g2, ipair) in the driver's order
+  int ncolpairs;  // pair capacity of a world (px_colPairCapacity)
 };
 
 // push constant: the parameter block, the batch index of the dispatch's first world and the
@@ -870,6 +907,37 @@ layout(push_constant, std430) uniform PxPush {
 PxModel pxm;
 PxData pxd;
 int pxw;
+
+// this world's contact records, count and collision scratch (the PXK_CON, PXK_NCON,
+// PXK_SCR_R, PXK_SCR_I macros of prelude_glsl.h); set by pxl_collisionWorld
+PxdContact pxcon;
+PxdInt pxncon;
+PxdReal pxscrr;
+PxdInt pxscri;
+PxdInt pxpairs;
+int pxpairbase;
+int pxnpairmax;
+int pxconbase;
+int pxnconmax;
+int pxscrrbase;
+int pxscribase;
+int pxnbpmax;
+
+// bind the collision globals to world pxw of parameter block p (after pxw is set)
+void pxl_collisionWorld(PxParams p) {
+  pxcon = p.contact;
+  pxncon = p.ncon;
+  pxscrr = p.colscr_r;
+  pxscri = p.colscr_i;
+  pxnconmax = p.nconmax;
+  pxnbpmax = p.nbpmax;
+  pxconbase = pxw * (p.nconmax + 50);
+  pxscrrbase = pxw * p.ncolscr_r;
+  pxscribase = pxw * p.ncolscr_i;
+  pxpairs = p.colpairs;
+  pxnpairmax = p.ncolpairs;
+  pxpairbase = pxw * (2 + 3 * p.ncolpairs);
+}
 
 // every data array of the current world set to zero, lane-strided (the first part of
 // mj_resetData; callers put a barrier after it)

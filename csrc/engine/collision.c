@@ -53,6 +53,18 @@ static int addMaxContact(const pxModel* m, int g1, int g2, int ipair, void* ctx)
   return *sum >= PX_NCONMAX_CAP;
 }
 
+static int countPair(const pxModel* m, int g1, int g2, int ipair, void* ctx) {
+  (void)m, (void)g1, (void)g2, (void)ipair;
+  *(long*)ctx += 1;
+  return 0;
+}
+
+long px_colPairCapacity(const pxModel* m) {
+  long n = 0;
+  staticPairs(m, countPair, &n);
+  return n;
+}
+
 int px_contactCapacity(const pxModel* m) {
   if (m->nconmax >= 0) return m->nconmax;
   long sum = 0;

@@ -305,6 +305,16 @@ PX_FN void pxk_colFinish(PX_MDC int g1, int g2, int ipair, PX_REAL margin, int c
 #include "kern/collide_prim.h"
 #include "kern/collide_box.h"
 
+// the general convex routines, each with its own copy of GJK/EPA, may be left out of a GPU
+// entry point (shaders/colnarrow_*.comp split the narrow phase by routine family; the pairs of a
+// left-out routine are then not collided by that entry point)
+#ifndef PXK_NARROW_CONVEX
+#define PXK_NARROW_CONVEX 1
+#endif
+#ifndef PXK_NARROW_HFIELD
+#define PXK_NARROW_HFIELD 1
+#endif
+
 // the narrow-phase route of a pair of geom types: the entry of MuJoCo 3.12's mjCOLLISIONFUNC
 // table, one table for the dispatch, the support check and the refusals
 #define PXK_NR_NONE 0         // MuJoCo has no routine (planes and height fields among themselves)
@@ -406,10 +416,14 @@ PX_FN int pxk_narrow(PX_MDC int g1, int g2, PX_REAL margin, int adr) {
       n = pxk_colPlaneConvex(PX_MDARGC g1, g2, margin, adr);
       break;
     case PXK_NR_HFIELD:
+#if PXK_NARROW_HFIELD
       n = pxk_colConvexHField(PX_MDARGC g1, g2, margin, adr);
+#endif
       break;
     case PXK_NR_CONVEX:
+#if PXK_NARROW_CONVEX
       n = pxk_colConvex(PX_MDARGC g1, g2, margin, adr);
+#endif
       break;
     default:
       n = 0;
@@ -470,6 +484,12 @@ PX_FN int pxk_colIsPair(PX_MDC int g1, int g2, int startadr, int pairadr) {
   return 0;
 }
 
+// what the driver does with each geom pair it visits, in order: collide it (the GPU executor
+// instead records the pairs, then collides them in later dispatches: shaders/colpairs.comp)
+#ifndef PXK_COLPAIR
+#define PXK_COLPAIR(g1, g2, ipair) pxk_colPair(PX_MDARGC g1, g2, ipair)
+#endif
+
 // the broad phase and the midphase's leaf test (mj_broadphase, mj_collideTree)
 #include "kern/collide_broad.h"
 
@@ -499,7 +519,7 @@ PX_FN void pxk_collision(PX_MD) {
     int merged = 0;
     while (pairadr < npair && M(pair_signature, pairadr) <= sig) {
       if (M(pair_signature, pairadr) == sig) merged = 1;
-      pxk_colPair(PX_MDARGC M(pair_geom1, pairadr), M(pair_geom2, pairadr), pairadr);
+      PXK_COLPAIR(M(pair_geom1, pairadr), M(pair_geom2, pairadr), pairadr);
       pairadr = pairadr + 1;
     }
     if (pxk_colExcluded(PX_MDARGC sig) == 1) continue;
@@ -534,14 +554,14 @@ PX_FN void pxk_collision(PX_MD) {
                                 M(geom_conaffinity, g2)) == 1) {
             continue;
           }
-          pxk_colPair(PX_MDARGC g1, g2, -1);
+          PXK_COLPAIR(g1, g2, -1);
         }
       }
     }
   }
   // the remaining explicit pairs
   while (pairadr < npair) {
-    pxk_colPair(PX_MDARGC M(pair_geom1, pairadr), M(pair_geom2, pairadr), pairadr);
+    PXK_COLPAIR(M(pair_geom1, pairadr), M(pair_geom2, pairadr), pairadr);
     pairadr = pairadr + 1;
   }
 }

@@ -86,6 +86,30 @@
 #define PXK_PI_W (PXK_PI_NVERTS + 5)  // vertex the horizon is seen from
 #define PXK_PI (PXK_PI_NVERTS + 6)
 
+// The polytope's arrays: locals of pxk_ccd passed down by pointer in C. GLSL copies array
+// arguments into and out of every call (thousands of elements per call, which made lavapipe's
+// compiler run out of memory), so there they are private globals of the invocation and the
+// parameters and arguments vanish.
+#ifdef PX_KERN_GLSL
+// (not `precise`: glslang turns a precise global into a function-local variable of every
+// function that uses it; the arithmetic stored into it is computed in precise locals)
+PX_REAL ptr[PXK_PR];
+int pti[PXK_PI];
+#define PXK_PTR_PARAM
+#define PXK_PTI_PARAM
+#define PXK_PTR_ARG
+#define PXK_PTI_ARG
+#define PXK_PT_LOCALS
+#else
+#define PXK_PTR_PARAM PX_INOUT(PX_REAL, ptr, PXK_PR),
+#define PXK_PTI_PARAM PX_INOUT(int, pti, PXK_PI),
+#define PXK_PTR_ARG ptr,
+#define PXK_PTI_ARG pti,
+#define PXK_PT_LOCALS \
+  PXR ptr[PXK_PR];    \
+  int pti[PXK_PI];
+#endif
+
 // EPA status codes (mjEPAStatus)
 #define PXK_EPA_NOCONTACT (-1)
 #define PXK_EPA_P2_NONCONVEX 2
@@ -816,15 +840,15 @@ PX_FN void pxk_ccdGjk(PX_MDC PX_INOUT(PX_REAL, sr, PXK_SR), PX_INOUT(int, si, PX
 // ------------------------------------ EPA polytope ---------------------------------------------
 
 // v part of polytope vertex i
-PX_FN void pxk_ccdPtVert(PX_OUT(PX_REAL, res, 3), PX_IN(PX_REAL, ptr, PXK_PR), int i) {
+PX_FN void pxk_ccdPtVert(PX_OUT(PX_REAL, res, 3), PXK_PTR_PARAM int i) {
   res[0] = ptr[PXK_PR_V + 9 * i];
   res[1] = ptr[PXK_PR_V + 9 * i + 1];
   res[2] = ptr[PXK_PR_V + 9 * i + 2];
 }
 
 // copy simplex vertex j of the status into the polytope; returns its index
-PX_FN int pxk_ccdInsertVertex(PX_INOUT(PX_REAL, ptr, PXK_PR), PX_INOUT(int, pti, PXK_PI),
-                              PX_IN(PX_REAL, sr, PXK_SR), PX_IN(int, si, PXK_SI), int j) {
+PX_FN int pxk_ccdInsertVertex(PXK_PTR_PARAM PXK_PTI_PARAM PX_IN(PX_REAL, sr, PXK_SR),
+                              PX_IN(int, si, PXK_SI), int j) {
   int n = pti[PXK_PI_NVERTS];
   pti[PXK_PI_NVERTS] = n + 1;
   for (int t = 0; t < 9; t++) {
@@ -836,10 +860,9 @@ PX_FN int pxk_ccdInsertVertex(PX_INOUT(PX_REAL, ptr, PXK_PR), PX_INOUT(int, pti,
 }
 
 // support of the difference along d (of norm dnorm) as a new polytope vertex; returns its index
-PX_FN int pxk_ccdEpaSupport(PX_MDC PX_INOUT(PX_REAL, ptr, PXK_PR), PX_INOUT(int, pti, PXK_PI),
-                            PX_IN(PX_REAL, obj1, PXK_OBJR), PX_INOUT(int, oi1, PXK_OBJI),
-                            PX_IN(PX_REAL, obj2, PXK_OBJR), PX_INOUT(int, oi2, PXK_OBJI),
-                            PX_IN(PX_REAL, sd, 3), PX_REAL dnorm) {
+PX_FN int pxk_ccdEpaSupport(PX_MDC PXK_PTR_PARAM PXK_PTI_PARAM PX_IN(PX_REAL, obj1, PXK_OBJR),
+                            PX_INOUT(int, oi1, PXK_OBJI), PX_IN(PX_REAL, obj2, PXK_OBJR),
+                            PX_INOUT(int, oi2, PXK_OBJI), PX_IN(PX_REAL, sd, 3), PX_REAL dnorm) {
   PXR dir[3];
   PXR dneg[3];
   dir[0] = PX_R(1.0);
@@ -871,8 +894,8 @@ PX_FN int pxk_ccdEpaSupport(PX_MDC PX_INOUT(PX_REAL, ptr, PXK_PR), PX_INOUT(int,
 
 // attach face (v1, v2, v3) with adjacent faces (a1, a2, a3); returns its squared distance to the
 // origin (0 when its plane is degenerate)
-PX_FN PX_REAL pxk_ccdAttachFace(PX_INOUT(PX_REAL, ptr, PXK_PR), PX_INOUT(int, pti, PXK_PI), int v1,
-                                int v2, int v3, int a1, int a2, int a3) {
+PX_FN PX_REAL pxk_ccdAttachFace(PXK_PTR_PARAM PXK_PTI_PARAM int v1, int v2, int v3, int a1, int a2,
+                                int a3) {
   int f = pti[PXK_PI_NFACES];
   pti[PXK_PI_NFACES] = f + 1;
   pti[PXK_PI_FVT + 3 * f] = v1;
@@ -886,9 +909,9 @@ PX_FN PX_REAL pxk_ccdAttachFace(PX_INOUT(PX_REAL, ptr, PXK_PR), PX_INOUT(int, pt
   PXR p2[3];
   PXR p3[3];
   PXR fv[3];
-  pxk_ccdPtVert(p1, ptr, v1);
-  pxk_ccdPtVert(p2, ptr, v2);
-  pxk_ccdPtVert(p3, ptr, v3);
+  pxk_ccdPtVert(p1, PXK_PTR_ARG v1);
+  pxk_ccdPtVert(p2, PXK_PTR_ARG v2);
+  pxk_ccdPtVert(p3, PXK_PTR_ARG v3);
   if (pxk_ccdProjPlane(fv, p3, p2, p1) != 0) return PX_ZERO;
 
   // projection points out of the polytope
@@ -912,7 +935,7 @@ PX_FN PX_REAL pxk_ccdAttachFace(PX_INOUT(PX_REAL, ptr, PXK_PR), PX_INOUT(int, pt
 }
 
 // put the first n faces in the map
-PX_FN void pxk_ccdMapFaces(PX_INOUT(int, pti, PXK_PI), int n) {
+PX_FN void pxk_ccdMapFaces(PXK_PTI_PARAM int n) {
   for (int i = 0; i < n; i++) {
     pti[PXK_PI_MAP + i] = i;
     pti[PXK_PI_FIDX + i] = i;
@@ -921,9 +944,8 @@ PX_FN void pxk_ccdMapFaces(PX_INOUT(int, pti, PXK_PI), int n) {
 }
 
 // replace the status simplex by polytope vertices v1, v2, v3 and empty the polytope
-PX_FN void pxk_ccdReplaceSimplex3(PX_INOUT(PX_REAL, ptr, PXK_PR), PX_INOUT(int, pti, PXK_PI),
-                                  PX_INOUT(PX_REAL, sr, PXK_SR), PX_INOUT(int, si, PXK_SI), int v1,
-                                  int v2, int v3) {
+PX_FN void pxk_ccdReplaceSimplex3(PXK_PTR_PARAM PXK_PTI_PARAM PX_INOUT(PX_REAL, sr, PXK_SR),
+                                  PX_INOUT(int, si, PXK_SI), int v1, int v2, int v3) {
   si[PXK_SI_NSIMP] = 3;
   for (int j = 0; j < 3; j++) {
     int v = (j == 0) ? v1 : ((j == 1) ? v2 : v3);
@@ -1046,10 +1068,10 @@ PX_FN int pxk_ccdRayTriangle(PX_IN(PX_REAL, v1, 3), PX_IN(PX_REAL, v2, 3), PX_IN
 }
 
 // initial polytope from a 2-simplex (polytope3); 0 on success
-PX_FN int pxk_ccdPolytope3(PX_MDC PX_INOUT(PX_REAL, ptr, PXK_PR), PX_INOUT(int, pti, PXK_PI),
-                           PX_INOUT(PX_REAL, sr, PXK_SR), PX_INOUT(int, si, PXK_SI),
-                           PX_IN(PX_REAL, obj1, PXK_OBJR), PX_INOUT(int, oi1, PXK_OBJI),
-                           PX_IN(PX_REAL, obj2, PXK_OBJR), PX_INOUT(int, oi2, PXK_OBJI)) {
+PX_FN int pxk_ccdPolytope3(PX_MDC PXK_PTR_PARAM PXK_PTI_PARAM PX_INOUT(PX_REAL, sr, PXK_SR),
+                           PX_INOUT(int, si, PXK_SI), PX_IN(PX_REAL, obj1, PXK_OBJR),
+                           PX_INOUT(int, oi1, PXK_OBJI), PX_IN(PX_REAL, obj2, PXK_OBJR),
+                           PX_INOUT(int, oi2, PXK_OBJI)) {
   PXR v1[3];
   PXR v2[3];
   PXR v3[3];
@@ -1080,15 +1102,15 @@ PX_FN int pxk_ccdPolytope3(PX_MDC PX_INOUT(PX_REAL, ptr, PXK_PR), PX_INOUT(int, 
     nn[k] = PX_R(-1.0) * n[k];
   }
 
-  int v1i = pxk_ccdInsertVertex(ptr, pti, sr, si, 0);
-  int v2i = pxk_ccdInsertVertex(ptr, pti, sr, si, 1);
-  int v3i = pxk_ccdInsertVertex(ptr, pti, sr, si, 2);
-  int v5i = pxk_ccdEpaSupport(PX_MDARGC ptr, pti, obj1, oi1, obj2, oi2, nn, nnorm);
-  int v4i = pxk_ccdEpaSupport(PX_MDARGC ptr, pti, obj1, oi1, obj2, oi2, n, nnorm);
+  int v1i = pxk_ccdInsertVertex(PXK_PTR_ARG PXK_PTI_ARG sr, si, 0);
+  int v2i = pxk_ccdInsertVertex(PXK_PTR_ARG PXK_PTI_ARG sr, si, 1);
+  int v3i = pxk_ccdInsertVertex(PXK_PTR_ARG PXK_PTI_ARG sr, si, 2);
+  int v5i = pxk_ccdEpaSupport(PX_MDARGC PXK_PTR_ARG PXK_PTI_ARG obj1, oi1, obj2, oi2, nn, nnorm);
+  int v4i = pxk_ccdEpaSupport(PX_MDARGC PXK_PTR_ARG PXK_PTI_ARG obj1, oi1, obj2, oi2, n, nnorm);
   PXR v4[3];
   PXR v5[3];
-  pxk_ccdPtVert(v4, ptr, v4i);
-  pxk_ccdPtVert(v5, ptr, v5i);
+  pxk_ccdPtVert(v4, PXK_PTR_ARG v4i);
+  pxk_ccdPtVert(v5, PXK_PTR_ARG v5i);
 
   // the new vertices must leave the triangle
   if (pxk_ccdTriPoint(v1, v2, v3, v4) != 0) return PXK_EPA_P3_INVALID_V4;
@@ -1102,28 +1124,28 @@ PX_FN int pxk_ccdPolytope3(PX_MDC PX_INOUT(PX_REAL, ptr, PXK_PR), PX_INOUT(int, 
   }
 
   // hexahedron
-  PXR dd = pxk_ccdAttachFace(ptr, pti, v4i, v1i, v2i, 1, 3, 2);
+  PXR dd = pxk_ccdAttachFace(PXK_PTR_ARG PXK_PTI_ARG v4i, v1i, v2i, 1, 3, 2);
   if (dd < PXK_CCD_MINVAL2) return PXK_EPA_P3_ORIGIN_ON_FACE;
-  dd = pxk_ccdAttachFace(ptr, pti, v4i, v3i, v1i, 2, 4, 0);
+  dd = pxk_ccdAttachFace(PXK_PTR_ARG PXK_PTI_ARG v4i, v3i, v1i, 2, 4, 0);
   if (dd < PXK_CCD_MINVAL2) return PXK_EPA_P3_ORIGIN_ON_FACE;
-  dd = pxk_ccdAttachFace(ptr, pti, v4i, v2i, v3i, 0, 5, 1);
+  dd = pxk_ccdAttachFace(PXK_PTR_ARG PXK_PTI_ARG v4i, v2i, v3i, 0, 5, 1);
   if (dd < PXK_CCD_MINVAL2) return PXK_EPA_P3_ORIGIN_ON_FACE;
-  dd = pxk_ccdAttachFace(ptr, pti, v5i, v2i, v1i, 5, 0, 4);
+  dd = pxk_ccdAttachFace(PXK_PTR_ARG PXK_PTI_ARG v5i, v2i, v1i, 5, 0, 4);
   if (dd < PXK_CCD_MINVAL2) return PXK_EPA_P3_ORIGIN_ON_FACE;
-  dd = pxk_ccdAttachFace(ptr, pti, v5i, v1i, v3i, 3, 1, 5);
+  dd = pxk_ccdAttachFace(PXK_PTR_ARG PXK_PTI_ARG v5i, v1i, v3i, 3, 1, 5);
   if (dd < PXK_CCD_MINVAL2) return PXK_EPA_P3_ORIGIN_ON_FACE;
-  dd = pxk_ccdAttachFace(ptr, pti, v5i, v3i, v2i, 4, 2, 3);
+  dd = pxk_ccdAttachFace(PXK_PTR_ARG PXK_PTI_ARG v5i, v3i, v2i, 4, 2, 3);
   if (dd < PXK_CCD_MINVAL2) return PXK_EPA_P3_ORIGIN_ON_FACE;
-  pxk_ccdMapFaces(pti, 6);
+  pxk_ccdMapFaces(PXK_PTI_ARG 6);
   return 0;
 }
 
 // initial polytope from a 1-simplex (polytope2); 0 on success, PXK_EPA_TO_P3 when the status
 // simplex was replaced by a triangle to build from
-PX_FN int pxk_ccdPolytope2(PX_MDC PX_INOUT(PX_REAL, ptr, PXK_PR), PX_INOUT(int, pti, PXK_PI),
-                           PX_INOUT(PX_REAL, sr, PXK_SR), PX_INOUT(int, si, PXK_SI),
-                           PX_IN(PX_REAL, obj1, PXK_OBJR), PX_INOUT(int, oi1, PXK_OBJI),
-                           PX_IN(PX_REAL, obj2, PXK_OBJR), PX_INOUT(int, oi2, PXK_OBJI)) {
+PX_FN int pxk_ccdPolytope2(PX_MDC PXK_PTR_PARAM PXK_PTI_PARAM PX_INOUT(PX_REAL, sr, PXK_SR),
+                           PX_INOUT(int, si, PXK_SI), PX_IN(PX_REAL, obj1, PXK_OBJR),
+                           PX_INOUT(int, oi1, PXK_OBJI), PX_IN(PX_REAL, obj2, PXK_OBJR),
+                           PX_INOUT(int, oi2, PXK_OBJI)) {
   PXR v1[3];
   PXR v2[3];
   PXR diff[3];
@@ -1177,44 +1199,44 @@ PX_FN int pxk_ccdPolytope2(PX_MDC PX_INOUT(PX_REAL, ptr, PXK_PR), PX_INOUT(int, 
   pxk_mulMatVec3(d2, rm, d1);
   pxk_mulMatVec3(d3, rm, d2);
 
-  int v1i = pxk_ccdInsertVertex(ptr, pti, sr, si, 0);
-  int v2i = pxk_ccdInsertVertex(ptr, pti, sr, si, 1);
+  int v1i = pxk_ccdInsertVertex(PXK_PTR_ARG PXK_PTI_ARG sr, si, 0);
+  int v2i = pxk_ccdInsertVertex(PXK_PTR_ARG PXK_PTI_ARG sr, si, 1);
   PXR n1 = pxk_ccdNorm3(d1);
-  int v3i = pxk_ccdEpaSupport(PX_MDARGC ptr, pti, obj1, oi1, obj2, oi2, d1, n1);
+  int v3i = pxk_ccdEpaSupport(PX_MDARGC PXK_PTR_ARG PXK_PTI_ARG obj1, oi1, obj2, oi2, d1, n1);
   PXR n2 = pxk_ccdNorm3(d2);
-  int v4i = pxk_ccdEpaSupport(PX_MDARGC ptr, pti, obj1, oi1, obj2, oi2, d2, n2);
+  int v4i = pxk_ccdEpaSupport(PX_MDARGC PXK_PTR_ARG PXK_PTI_ARG obj1, oi1, obj2, oi2, d2, n2);
   PXR n3 = pxk_ccdNorm3(d3);
-  int v5i = pxk_ccdEpaSupport(PX_MDARGC ptr, pti, obj1, oi1, obj2, oi2, d3, n3);
+  int v5i = pxk_ccdEpaSupport(PX_MDARGC PXK_PTR_ARG PXK_PTI_ARG obj1, oi1, obj2, oi2, d3, n3);
 
   // hexahedron; a face through the origin replaces the simplex by that face
-  PXR dd = pxk_ccdAttachFace(ptr, pti, v1i, v3i, v4i, 1, 3, 2);
+  PXR dd = pxk_ccdAttachFace(PXK_PTR_ARG PXK_PTI_ARG v1i, v3i, v4i, 1, 3, 2);
   if (dd < PXK_CCD_MINVAL2) {
-    pxk_ccdReplaceSimplex3(ptr, pti, sr, si, v1i, v3i, v4i);
+    pxk_ccdReplaceSimplex3(PXK_PTR_ARG PXK_PTI_ARG sr, si, v1i, v3i, v4i);
     return PXK_EPA_TO_P3;
   }
-  dd = pxk_ccdAttachFace(ptr, pti, v1i, v5i, v3i, 2, 4, 0);
+  dd = pxk_ccdAttachFace(PXK_PTR_ARG PXK_PTI_ARG v1i, v5i, v3i, 2, 4, 0);
   if (dd < PXK_CCD_MINVAL2) {
-    pxk_ccdReplaceSimplex3(ptr, pti, sr, si, v1i, v5i, v3i);
+    pxk_ccdReplaceSimplex3(PXK_PTR_ARG PXK_PTI_ARG sr, si, v1i, v5i, v3i);
     return PXK_EPA_TO_P3;
   }
-  dd = pxk_ccdAttachFace(ptr, pti, v1i, v4i, v5i, 0, 5, 1);
+  dd = pxk_ccdAttachFace(PXK_PTR_ARG PXK_PTI_ARG v1i, v4i, v5i, 0, 5, 1);
   if (dd < PXK_CCD_MINVAL2) {
-    pxk_ccdReplaceSimplex3(ptr, pti, sr, si, v1i, v4i, v5i);
+    pxk_ccdReplaceSimplex3(PXK_PTR_ARG PXK_PTI_ARG sr, si, v1i, v4i, v5i);
     return PXK_EPA_TO_P3;
   }
-  dd = pxk_ccdAttachFace(ptr, pti, v2i, v4i, v3i, 5, 0, 4);
+  dd = pxk_ccdAttachFace(PXK_PTR_ARG PXK_PTI_ARG v2i, v4i, v3i, 5, 0, 4);
   if (dd < PXK_CCD_MINVAL2) {
-    pxk_ccdReplaceSimplex3(ptr, pti, sr, si, v2i, v4i, v3i);
+    pxk_ccdReplaceSimplex3(PXK_PTR_ARG PXK_PTI_ARG sr, si, v2i, v4i, v3i);
     return PXK_EPA_TO_P3;
   }
-  dd = pxk_ccdAttachFace(ptr, pti, v2i, v3i, v5i, 3, 1, 5);
+  dd = pxk_ccdAttachFace(PXK_PTR_ARG PXK_PTI_ARG v2i, v3i, v5i, 3, 1, 5);
   if (dd < PXK_CCD_MINVAL2) {
-    pxk_ccdReplaceSimplex3(ptr, pti, sr, si, v2i, v3i, v5i);
+    pxk_ccdReplaceSimplex3(PXK_PTR_ARG PXK_PTI_ARG sr, si, v2i, v3i, v5i);
     return PXK_EPA_TO_P3;
   }
-  dd = pxk_ccdAttachFace(ptr, pti, v2i, v5i, v4i, 4, 2, 3);
+  dd = pxk_ccdAttachFace(PXK_PTR_ARG PXK_PTI_ARG v2i, v5i, v4i, 4, 2, 3);
   if (dd < PXK_CCD_MINVAL2) {
-    pxk_ccdReplaceSimplex3(ptr, pti, sr, si, v2i, v5i, v4i);
+    pxk_ccdReplaceSimplex3(PXK_PTR_ARG PXK_PTI_ARG sr, si, v2i, v5i, v4i);
     return PXK_EPA_TO_P3;
   }
 
@@ -1222,62 +1244,62 @@ PX_FN int pxk_ccdPolytope2(PX_MDC PX_INOUT(PX_REAL, ptr, PXK_PR), PX_INOUT(int, 
   PXR p3[3];
   PXR p4[3];
   PXR p5[3];
-  pxk_ccdPtVert(p3, ptr, v3i);
-  pxk_ccdPtVert(p4, ptr, v4i);
-  pxk_ccdPtVert(p5, ptr, v5i);
+  pxk_ccdPtVert(p3, PXK_PTR_ARG v3i);
+  pxk_ccdPtVert(p4, PXK_PTR_ARG v4i);
+  pxk_ccdPtVert(p5, PXK_PTR_ARG v5i);
   if (pxk_ccdRayTriangle(v1, v2, p3, p4, p5) == 0) return PXK_EPA_P2_NONCONVEX;
-  pxk_ccdMapFaces(pti, 6);
+  pxk_ccdMapFaces(PXK_PTI_ARG 6);
   return 0;
 }
 
 // initial polytope from a 3-simplex (polytope4); 0 on success, PXK_EPA_TO_P3 as polytope2
-PX_FN int pxk_ccdPolytope4(PX_INOUT(PX_REAL, ptr, PXK_PR), PX_INOUT(int, pti, PXK_PI),
-                           PX_INOUT(PX_REAL, sr, PXK_SR), PX_INOUT(int, si, PXK_SI)) {
-  int v1 = pxk_ccdInsertVertex(ptr, pti, sr, si, 0);
-  int v2 = pxk_ccdInsertVertex(ptr, pti, sr, si, 1);
-  int v3 = pxk_ccdInsertVertex(ptr, pti, sr, si, 2);
-  int v4 = pxk_ccdInsertVertex(ptr, pti, sr, si, 3);
+PX_FN int pxk_ccdPolytope4(PXK_PTR_PARAM PXK_PTI_PARAM PX_INOUT(PX_REAL, sr, PXK_SR),
+                           PX_INOUT(int, si, PXK_SI)) {
+  int v1 = pxk_ccdInsertVertex(PXK_PTR_ARG PXK_PTI_ARG sr, si, 0);
+  int v2 = pxk_ccdInsertVertex(PXK_PTR_ARG PXK_PTI_ARG sr, si, 1);
+  int v3 = pxk_ccdInsertVertex(PXK_PTR_ARG PXK_PTI_ARG sr, si, 2);
+  int v4 = pxk_ccdInsertVertex(PXK_PTR_ARG PXK_PTI_ARG sr, si, 3);
   PXR p1[3];
   PXR p2[3];
   PXR p3[3];
   PXR p4[3];
-  pxk_ccdPtVert(p1, ptr, v1);
-  pxk_ccdPtVert(p2, ptr, v2);
-  pxk_ccdPtVert(p3, ptr, v3);
-  pxk_ccdPtVert(p4, ptr, v4);
+  pxk_ccdPtVert(p1, PXK_PTR_ARG v1);
+  pxk_ccdPtVert(p2, PXK_PTR_ARG v2);
+  pxk_ccdPtVert(p3, PXK_PTR_ARG v3);
+  pxk_ccdPtVert(p4, PXK_PTR_ARG v4);
   for (int k = 0; k < 3; k++) {
     PXR c = p1[k] + p2[k];
     PXR c3 = c + p3[k];
     PXR c4 = c3 + p4[k];
     ptr[PXK_PR_CEN + k] = PX_R(0.25) * c4;
   }
-  PXR dd = pxk_ccdAttachFace(ptr, pti, v1, v2, v3, 1, 3, 2);
+  PXR dd = pxk_ccdAttachFace(PXK_PTR_ARG PXK_PTI_ARG v1, v2, v3, 1, 3, 2);
   if (dd < PXK_CCD_MINVAL2) {
-    pxk_ccdReplaceSimplex3(ptr, pti, sr, si, v1, v2, v3);
+    pxk_ccdReplaceSimplex3(PXK_PTR_ARG PXK_PTI_ARG sr, si, v1, v2, v3);
     return PXK_EPA_TO_P3;
   }
-  dd = pxk_ccdAttachFace(ptr, pti, v1, v4, v2, 2, 3, 0);
+  dd = pxk_ccdAttachFace(PXK_PTR_ARG PXK_PTI_ARG v1, v4, v2, 2, 3, 0);
   if (dd < PXK_CCD_MINVAL2) {
-    pxk_ccdReplaceSimplex3(ptr, pti, sr, si, v1, v4, v2);
+    pxk_ccdReplaceSimplex3(PXK_PTR_ARG PXK_PTI_ARG sr, si, v1, v4, v2);
     return PXK_EPA_TO_P3;
   }
-  dd = pxk_ccdAttachFace(ptr, pti, v1, v3, v4, 0, 3, 1);
+  dd = pxk_ccdAttachFace(PXK_PTR_ARG PXK_PTI_ARG v1, v3, v4, 0, 3, 1);
   if (dd < PXK_CCD_MINVAL2) {
-    pxk_ccdReplaceSimplex3(ptr, pti, sr, si, v1, v3, v4);
+    pxk_ccdReplaceSimplex3(PXK_PTR_ARG PXK_PTI_ARG sr, si, v1, v3, v4);
     return PXK_EPA_TO_P3;
   }
-  dd = pxk_ccdAttachFace(ptr, pti, v4, v3, v2, 2, 0, 1);
+  dd = pxk_ccdAttachFace(PXK_PTR_ARG PXK_PTI_ARG v4, v3, v2, 2, 0, 1);
   if (dd < PXK_CCD_MINVAL2) {
-    pxk_ccdReplaceSimplex3(ptr, pti, sr, si, v4, v3, v2);
+    pxk_ccdReplaceSimplex3(PXK_PTR_ARG PXK_PTI_ARG sr, si, v4, v3, v2);
     return PXK_EPA_TO_P3;
   }
   if (pxk_ccdTestTetra(p1, p2, p3, p4) == 0) return PXK_EPA_P4_MISSING_ORIGIN;
-  pxk_ccdMapFaces(pti, 4);
+  pxk_ccdMapFaces(PXK_PTI_ARG 4);
   return 0;
 }
 
 // remove face f from the map and mark it deleted
-PX_FN void pxk_ccdDeleteFace(PX_INOUT(int, pti, PXK_PI), int f) {
+PX_FN void pxk_ccdDeleteFace(PXK_PTI_PARAM int f) {
   int idx = pti[PXK_PI_FIDX + f];
   if (idx >= 0) {
     int last = pti[PXK_PI_NMAP] - 1;
@@ -1290,14 +1312,14 @@ PX_FN void pxk_ccdDeleteFace(PX_INOUT(int, pti, PXK_PI), int f) {
 }
 
 // edge of face f that starts at vertex v
-PX_FN int pxk_ccdGetEdge(PX_IN(int, pti, PXK_PI), int f, int v) {
+PX_FN int pxk_ccdGetEdge(PXK_PTI_PARAM int f, int v) {
   if (pti[PXK_PI_FVT + 3 * f] == v) return 0;
   if (pti[PXK_PI_FVT + 3 * f + 1] == v) return 1;
   return 2;
 }
 
 // append (face, edge) to the horizon
-PX_FN void pxk_ccdAddEdge(PX_INOUT(int, pti, PXK_PI), int f, int e) {
+PX_FN void pxk_ccdAddEdge(PXK_PTI_PARAM int f, int e) {
   int n = pti[PXK_PI_NEDGES];
   if (n < PXK_CCD_NH) {
     pti[PXK_PI_HEDGE + n] = e;
@@ -1307,14 +1329,14 @@ PX_FN void pxk_ccdAddEdge(PX_INOUT(int, pti, PXK_PI), int f, int e) {
 }
 
 // 1 if face f is visible from the horizon's vertex w
-PX_FN int pxk_ccdVisible(PX_IN(PX_REAL, ptr, PXK_PR), PX_IN(int, pti, PXK_PI), int f) {
+PX_FN int pxk_ccdVisible(PXK_PTR_PARAM PXK_PTI_PARAM int f) {
   int w = pti[PXK_PI_W];
   PXR fv[3];
   PXR wv[3];
   for (int k = 0; k < 3; k++) {
     fv[k] = ptr[PXK_PR_FV + 3 * f + k];
   }
-  pxk_ccdPtVert(wv, ptr, w);
+  pxk_ccdPtVert(wv, PXK_PTR_ARG w);
   PXR dd = pxk_dot3(fv, wv);
   PXR t = dd - ptr[PXK_PR_FD2 + f];
   return (t > PXK_MINVAL) ? 1 : 0;
@@ -1322,13 +1344,12 @@ PX_FN int pxk_ccdVisible(PX_IN(PX_REAL, ptr, PXK_PR), PX_IN(int, pti, PXK_PI), i
 
 // MuJoCo's recursive horizon search from face f0 entered through edge e0, on an explicit stack
 // in the same depth-first order; returns 1 if f0 was visible (and deleted)
-PX_FN int pxk_ccdHorizonRec(PX_IN(PX_REAL, ptr, PXK_PR), PX_INOUT(int, pti, PXK_PI), int f0,
-                            int e0) {
-  if (pxk_ccdVisible(ptr, pti, f0) == 0) return 0;
+PX_FN int pxk_ccdHorizonRec(PXK_PTR_PARAM PXK_PTI_PARAM int f0, int e0) {
+  if (pxk_ccdVisible(PXK_PTR_ARG PXK_PTI_ARG f0) == 0) return 0;
   int stf[PXK_CCD_NF];
   int ste[PXK_CCD_NF];
   int stk[PXK_CCD_NF];
-  pxk_ccdDeleteFace(pti, f0);
+  pxk_ccdDeleteFace(PXK_PTI_ARG f0);
   int sp = 1;
   stf[0] = f0;
   ste[0] = e0;
@@ -1345,9 +1366,9 @@ PX_FN int pxk_ccdHorizonRec(PX_IN(PX_REAL, ptr, PXK_PR), PX_INOUT(int, pti, PXK_
     int i = (ste[top] + k) % 3;
     int adj = pti[PXK_PI_FADJ + 3 * f + i];
     if (pti[PXK_PI_FIDX + adj] > -2) {
-      int adjedge = pxk_ccdGetEdge(pti, adj, pti[PXK_PI_FVT + 3 * f + (i + 1) % 3]);
-      if (pxk_ccdVisible(ptr, pti, adj) != 0) {
-        pxk_ccdDeleteFace(pti, adj);
+      int adjedge = pxk_ccdGetEdge(PXK_PTI_ARG adj, pti[PXK_PI_FVT + 3 * f + (i + 1) % 3]);
+      if (pxk_ccdVisible(PXK_PTR_ARG PXK_PTI_ARG adj) != 0) {
+        pxk_ccdDeleteFace(PXK_PTI_ARG adj);
         if (sp < PXK_CCD_NF) {
           stf[sp] = adj;
           ste[sp] = adjedge;
@@ -1355,7 +1376,7 @@ PX_FN int pxk_ccdHorizonRec(PX_IN(PX_REAL, ptr, PXK_PR), PX_INOUT(int, pti, PXK_
           sp++;
         }
       } else {
-        pxk_ccdAddEdge(pti, adj, adjedge);
+        pxk_ccdAddEdge(PXK_PTI_ARG adj, adjedge);
       }
     }
   }
@@ -1363,34 +1384,36 @@ PX_FN int pxk_ccdHorizonRec(PX_IN(PX_REAL, ptr, PXK_PR), PX_INOUT(int, pti, PXK_
 }
 
 // horizon of the polytope seen from vertex w, starting at face f (which is deleted)
-PX_FN void pxk_ccdHorizon(PX_IN(PX_REAL, ptr, PXK_PR), PX_INOUT(int, pti, PXK_PI), int f) {
-  pxk_ccdDeleteFace(pti, f);
+PX_FN void pxk_ccdHorizon(PXK_PTR_PARAM PXK_PTI_PARAM int f) {
+  pxk_ccdDeleteFace(PXK_PTI_ARG f);
   int fv0 = pti[PXK_PI_FVT + 3 * f];
   int fv1 = pti[PXK_PI_FVT + 3 * f + 1];
   int fv2 = pti[PXK_PI_FVT + 3 * f + 2];
 
   int adj = pti[PXK_PI_FADJ + 3 * f];
-  int adjedge = pxk_ccdGetEdge(pti, adj, fv1);
-  if (pxk_ccdHorizonRec(ptr, pti, adj, adjedge) == 0) pxk_ccdAddEdge(pti, adj, adjedge);
+  int adjedge = pxk_ccdGetEdge(PXK_PTI_ARG adj, fv1);
+  if (pxk_ccdHorizonRec(PXK_PTR_ARG PXK_PTI_ARG adj, adjedge) == 0)
+    pxk_ccdAddEdge(PXK_PTI_ARG adj, adjedge);
 
   adj = pti[PXK_PI_FADJ + 3 * f + 1];
-  adjedge = pxk_ccdGetEdge(pti, adj, fv2);
+  adjedge = pxk_ccdGetEdge(PXK_PTI_ARG adj, fv2);
   if (pti[PXK_PI_FIDX + adj] > -2) {
-    if (pxk_ccdHorizonRec(ptr, pti, adj, adjedge) == 0) pxk_ccdAddEdge(pti, adj, adjedge);
+    if (pxk_ccdHorizonRec(PXK_PTR_ARG PXK_PTI_ARG adj, adjedge) == 0)
+      pxk_ccdAddEdge(PXK_PTI_ARG adj, adjedge);
   }
 
   adj = pti[PXK_PI_FADJ + 3 * f + 2];
-  adjedge = pxk_ccdGetEdge(pti, adj, fv0);
+  adjedge = pxk_ccdGetEdge(PXK_PTI_ARG adj, fv0);
   if (pti[PXK_PI_FIDX + adj] > -2) {
-    if (pxk_ccdHorizonRec(ptr, pti, adj, adjedge) == 0) pxk_ccdAddEdge(pti, adj, adjedge);
+    if (pxk_ccdHorizonRec(PXK_PTR_ARG PXK_PTI_ARG adj, adjedge) == 0)
+      pxk_ccdAddEdge(PXK_PTI_ARG adj, adjedge);
   }
 }
 
 // attach the new face (w, v2, v1) over horizon entry i and put it in the map if its distance is
 // within [lower2, upper2]; returns its squared distance
-PX_FN PX_REAL pxk_ccdAttachHorizon(PX_INOUT(PX_REAL, ptr, PXK_PR), PX_INOUT(int, pti, PXK_PI),
-                                   int wi, int i, int nfaces, int nedges, PX_REAL lower2,
-                                   PX_REAL upper2) {
+PX_FN PX_REAL pxk_ccdAttachHorizon(PXK_PTR_PARAM PXK_PTI_PARAM int wi, int i, int nfaces,
+                                   int nedges, PX_REAL lower2, PX_REAL upper2) {
   int hf = pti[PXK_PI_HIDX + i];
   int he = pti[PXK_PI_HEDGE + i];
   int v1 = pti[PXK_PI_FVT + 3 * hf + he];
@@ -1399,7 +1422,7 @@ PX_FN PX_REAL pxk_ccdAttachHorizon(PX_INOUT(PX_REAL, ptr, PXK_PR), PX_INOUT(int,
   pti[PXK_PI_FADJ + 3 * hf + he] = cur;
   int prev = (i == 0) ? nfaces + nedges - 1 : cur - 1;
   int next = (i == 0) ? nfaces + 1 : nfaces + (i + 1) % nedges;
-  PXR d2 = pxk_ccdAttachFace(ptr, pti, wi, v2, v1, prev, hf, next);
+  PXR d2 = pxk_ccdAttachFace(PXK_PTR_ARG PXK_PTI_ARG wi, v2, v1, prev, hf, next);
   if (d2 == PX_R(0.0)) return d2;
   if (d2 >= lower2 && d2 <= upper2) {
     int m = pti[PXK_PI_NMAP];
@@ -1413,10 +1436,10 @@ PX_FN PX_REAL pxk_ccdAttachHorizon(PX_INOUT(PX_REAL, ptr, PXK_PR), PX_INOUT(int,
 
 // EPA: expand the polytope towards the penetration depth; returns the final face (-1 if none),
 // with the witness points and distance in the status
-PX_FN int pxk_ccdEpa(PX_MDC PX_INOUT(PX_REAL, ptr, PXK_PR), PX_INOUT(int, pti, PXK_PI),
-                     PX_INOUT(PX_REAL, sr, PXK_SR), PX_INOUT(int, si, PXK_SI),
-                     PX_IN(PX_REAL, obj1, PXK_OBJR), PX_INOUT(int, oi1, PXK_OBJI),
-                     PX_IN(PX_REAL, obj2, PXK_OBJR), PX_INOUT(int, oi2, PXK_OBJI)) {
+PX_FN int pxk_ccdEpa(PX_MDC PXK_PTR_PARAM PXK_PTI_PARAM PX_INOUT(PX_REAL, sr, PXK_SR),
+                     PX_INOUT(int, si, PXK_SI), PX_IN(PX_REAL, obj1, PXK_OBJR),
+                     PX_INOUT(int, oi1, PXK_OBJI), PX_IN(PX_REAL, obj2, PXK_OBJR),
+                     PX_INOUT(int, oi2, PXK_OBJI)) {
   PXR upper = PXK_CCD_MAXLIMIT;
   PXR upper2 = PXK_CCD_MAXLIMIT;
   PXR lower2 = PXK_CCD_MAXLIMIT;
@@ -1454,8 +1477,8 @@ PX_FN int pxk_ccdEpa(PX_MDC PX_INOUT(PX_REAL, ptr, PXK_PR), PX_INOUT(int, pti, P
     for (int t = 0; t < 3; t++) {
       fv[t] = ptr[PXK_PR_FV + 3 * face + t];
     }
-    int wi = pxk_ccdEpaSupport(PX_MDARGC ptr, pti, obj1, oi1, obj2, oi2, fv, lower);
-    pxk_ccdPtVert(wv, ptr, wi);
+    int wi = pxk_ccdEpaSupport(PX_MDARGC PXK_PTR_ARG PXK_PTI_ARG obj1, oi1, obj2, oi2, fv, lower);
+    pxk_ccdPtVert(wv, PXK_PTR_ARG wi);
     PXR fw = pxk_dot3(fv, wv);
     PXR upperk = fw / lower;
     if (upperk < upper) {
@@ -1483,7 +1506,7 @@ PX_FN int pxk_ccdEpa(PX_MDC PX_INOUT(PX_REAL, ptr, PXK_PR), PX_INOUT(int, pti, P
     }
 
     pti[PXK_PI_W] = wi;
-    pxk_ccdHorizon(ptr, pti, face);
+    pxk_ccdHorizon(PXK_PTR_ARG PXK_PTI_ARG face);
     if (pti[PXK_PI_NEDGES] < 3) {
       face = -1;
       break;
@@ -1494,7 +1517,7 @@ PX_FN int pxk_ccdEpa(PX_MDC PX_INOUT(PX_REAL, ptr, PXK_PR), PX_INOUT(int, pti, P
 
     // fan of new faces from w over the horizon
     for (int i = 0; i < nedges; i++) {
-      PXR d2 = pxk_ccdAttachHorizon(ptr, pti, wi, i, nfaces, nedges, lower2, upper2);
+      PXR d2 = pxk_ccdAttachHorizon(PXK_PTR_ARG PXK_PTI_ARG wi, i, nfaces, nedges, lower2, upper2);
       if (d2 == PX_R(0.0)) {
         face = -1;
         break;
@@ -1516,9 +1539,9 @@ PX_FN int pxk_ccdEpa(PX_MDC PX_INOUT(PX_REAL, ptr, PXK_PR), PX_INOUT(int, pti, P
     for (int t = 0; t < 3; t++) {
       fv[t] = ptr[PXK_PR_FV + 3 * face + t];
     }
-    pxk_ccdPtVert(pa, ptr, a);
-    pxk_ccdPtVert(pb, ptr, b);
-    pxk_ccdPtVert(pc, ptr, c);
+    pxk_ccdPtVert(pa, PXK_PTR_ARG a);
+    pxk_ccdPtVert(pb, PXK_PTR_ARG b);
+    pxk_ccdPtVert(pc, PXK_PTR_ARG c);
     pxk_ccdTriAffine(lam, pa, pb, pc, fv);
     for (int t = 0; t < 3; t++) {
       sr[PXK_SR_X1 + t] = lam[0] * ptr[PXK_PR_V + 9 * a + 3 + t] +
@@ -2339,8 +2362,8 @@ PX_FN int pxk_mccFace(PX_MDC PX_OUT(PX_REAL, res, 3 * PXK_MCC_POLY), PX_IN(PX_RE
 }
 
 // more witness pairs from the final EPA face (multicontact)
-PX_FN void pxk_ccdMulticontact(PX_MDC PX_IN(PX_REAL, ptr, PXK_PR), PX_IN(int, pti, PXK_PI),
-                               int face, PX_INOUT(PX_REAL, sr, PXK_SR), PX_INOUT(int, si, PXK_SI),
+PX_FN void pxk_ccdMulticontact(PX_MDC PXK_PTR_PARAM PXK_PTI_PARAM int face,
+                               PX_INOUT(PX_REAL, sr, PXK_SR), PX_INOUT(int, si, PXK_SI),
                                PX_IN(PX_REAL, obj1, PXK_OBJR), PX_IN(int, oi1, PXK_OBJI),
                                PX_IN(PX_REAL, obj2, PXK_OBJR), PX_IN(int, oi2, PXK_OBJI)) {
   if (oi1[PXK_OBJ_TYPE] == PXK_GEOM_MESH && M(mesh_polynum, oi1[PXK_OBJ_DATAID]) == 0) return;
@@ -2563,8 +2586,7 @@ PX_FN PX_REAL pxk_ccd(PX_MDC PX_INOUT(PX_REAL, sr, PXK_SR), PX_INOUT(int, si, PX
 
   if (sr[PXK_SR_DIST] <= sr[PXK_SR_TOL] && si[PXK_SI_NSIMP] > 1 && si[PXK_SI_SEP] == 0) {
     sr[PXK_SR_DIST] = PX_ZERO;
-    PXR ptr[PXK_PR];
-    int pti[PXK_PI];
+    PXK_PT_LOCALS
     pti[PXK_PI_NFACES] = 0;
     pti[PXK_PI_NMAP] = 0;
     pti[PXK_PI_NVERTS] = 0;
@@ -2578,20 +2600,20 @@ PX_FN PX_REAL pxk_ccd(PX_MDC PX_INOUT(PX_REAL, sr, PXK_SR), PX_INOUT(int, si, PX
 
     int ret = 0;
     if (si[PXK_SI_NSIMP] == 2) {
-      ret = pxk_ccdPolytope2(PX_MDARGC ptr, pti, sr, si, obj1, oi1, obj2, oi2);
+      ret = pxk_ccdPolytope2(PX_MDARGC PXK_PTR_ARG PXK_PTI_ARG sr, si, obj1, oi1, obj2, oi2);
     } else if (si[PXK_SI_NSIMP] == 3) {
       ret = PXK_EPA_TO_P3;
     } else {
-      ret = pxk_ccdPolytope4(ptr, pti, sr, si);
+      ret = pxk_ccdPolytope4(PXK_PTR_ARG PXK_PTI_ARG sr, si);
     }
     if (ret == PXK_EPA_TO_P3) {
-      ret = pxk_ccdPolytope3(PX_MDARGC ptr, pti, sr, si, obj1, oi1, obj2, oi2);
+      ret = pxk_ccdPolytope3(PX_MDARGC PXK_PTR_ARG PXK_PTI_ARG sr, si, obj1, oi1, obj2, oi2);
     }
     si[PXK_SI_EPASTAT] = ret;
     if (ret == 0) {
-      int face = pxk_ccdEpa(PX_MDARGC ptr, pti, sr, si, obj1, oi1, obj2, oi2);
+      int face = pxk_ccdEpa(PX_MDARGC PXK_PTR_ARG PXK_PTI_ARG sr, si, obj1, oi1, obj2, oi2);
       if (maxcon > 1 && face >= 0) {
-        pxk_ccdMulticontact(PX_MDARGC ptr, pti, face, sr, si, obj1, oi1, obj2, oi2);
+        pxk_ccdMulticontact(PX_MDARGC PXK_PTR_ARG PXK_PTI_ARG face, sr, si, obj1, oi1, obj2, oi2);
       }
     }
   }
@@ -2734,70 +2756,82 @@ PX_FN int pxk_colConvex(PX_MDC int g1, int g2, PX_REAL margin, int adr) {
   int t2 = oi2[PXK_OBJ_TYPE];
   int maxcon = pxk_ccdMaxContacts(PX_MDARGC margin, t1, t2);
 
-  // first contact; a multi-contact pass (maxcon > 1) is reduced to its deepest point here
-  int ncon =
-      pxk_ccdPenetration(PX_MDARGC obj1, oi1, obj2, oi2, maxcon, margin, 0, cdist, cpos, cnrm);
-
-  // more contacts from slightly rotated poses
+  // pass 0: the first contact (a multi-contact pass, maxcon > 1, is reduced to its deepest point
+  // there); passes 1 to 4: more contacts from slightly rotated poses (about the two tangent axes,
+  // by -1e-3 and +1e-3 rad). One call site of pxk_ccdPenetration, so that a GPU build inlines
+  // the GJK/EPA code once.
   int multi = ((MOPT(disableflags) & PX_DSBL_MULTICCD) == 0) ? 1 : 0;
-  if (maxcon == 1 && ncon == 1 && multi != 0 && t1 != PXK_GEOM_ELLIPSOID && t1 != PXK_GEOM_SPHERE &&
-      t2 != PXK_GEOM_ELLIPSOID && t2 != PXK_GEOM_SPHERE) {
-    PXR n0[3];
-    PXR p0[3];
-    PXR fr[9];
-    for (int k = 0; k < 3; k++) {
-      n0[k] = cnrm[k];
-      p0[k] = cpos[k];
+  int ncon = 0;
+  int rotate = 0;
+  PXR p0[3];
+  PXR fr[9];
+  PXR tol = PX_ZERO;
+  for (int k = 0; k < 3; k++) p0[k] = PX_ZERO;
+  for (int k = 0; k < 9; k++) fr[k] = PX_ZERO;
+  for (int pass = 0; pass < 5; pass++) {
+    if (pass > 0 && rotate == 0) break;
+    int mc = pass == 0 ? maxcon : 1;
+    if (pass > 0) {
+      int ax = (pass - 1) / 2;
+      int an = (pass - 1) - 2 * ax;
+      PXR axis[3];
+      axis[0] = fr[3 + 3 * ax];
+      axis[1] = fr[4 + 3 * ax];
+      axis[2] = fr[5 + 3 * ax];
+      PXR angle = (an == 0) ? PX_R(-1e-3) : PX_R(1e-3);
+      PXR quat[4];
+      PXR rot[9];
+      PXR invrot[9];
+      pxk_axisAngle2Quat(quat, axis, angle);
+      pxk_quat2Mat(rot, quat);
+      for (int i = 0; i < 3; i++) {
+        for (int j = 0; j < 3; j++) {
+          invrot[3 * i + j] = rot[3 * j + i];
+        }
+      }
+      pxk_ccdRotateFrame(p0, rot, obj1);
+      pxk_ccdRotateFrame(p0, invrot, obj2);
     }
-    pxk_ccdFrame(fr, n0);
-    PXR rb1 = M(geom_rbound, g1);
-    PXR rb2 = M(geom_rbound, g2);
-    PXR rbmin = rb1 < rb2 ? rb1 : rb2;
-    PXR tol = PX_R(1e-3) * rbmin;
-    for (int ax = 0; ax < 2; ax++) {
-      for (int an = 0; an < 2; an++) {
-        PXR axis[3];
-        axis[0] = fr[3 + 3 * ax];
-        axis[1] = fr[4 + 3 * ax];
-        axis[2] = fr[5 + 3 * ax];
-        PXR angle = (an == 0) ? PX_R(-1e-3) : PX_R(1e-3);
-        PXR quat[4];
-        PXR rot[9];
-        PXR invrot[9];
-        pxk_axisAngle2Quat(quat, axis, angle);
-        pxk_quat2Mat(rot, quat);
-        for (int i = 0; i < 3; i++) {
-          for (int j = 0; j < 3; j++) {
-            invrot[3 * i + j] = rot[3 * j + i];
-          }
-        }
-        pxk_ccdRotateFrame(p0, rot, obj1);
-        pxk_ccdRotateFrame(p0, invrot, obj2);
-        int n =
-            pxk_ccdPenetration(PX_MDARGC obj1, oi1, obj2, oi2, 1, margin, ncon, cdist, cpos, cnrm);
-        if (n > 0) {
-          // distinct from all earlier contacts
-          int distinct = 1;
-          for (int i = 0; i < ncon; i++) {
-            PXR dx = cpos[3 * i] - cpos[3 * ncon];
-            PXR dy = cpos[3 * i + 1] - cpos[3 * ncon + 1];
-            PXR dz = cpos[3 * i + 2] - cpos[3 * ncon + 2];
-            PXR dd = PX_SQRT(dx * dx + dy * dy + dz * dz);
-            if (dd <= tol) distinct = 0;
-          }
-          if (distinct != 0) {
-            cdist[ncon] = cdist[0];
-            ncon++;
-          }
-        }
+    int n = pxk_ccdPenetration(PX_MDARGC obj1, oi1, obj2, oi2, mc, margin, ncon, cdist, cpos, cnrm);
+    if (pass == 0) {
+      ncon = n;
+      if (maxcon == 1 && ncon == 1 && multi != 0 && t1 != PXK_GEOM_ELLIPSOID &&
+          t1 != PXK_GEOM_SPHERE && t2 != PXK_GEOM_ELLIPSOID && t2 != PXK_GEOM_SPHERE) {
+        rotate = 1;
+        PXR n0[3];
         for (int k = 0; k < 3; k++) {
-          obj1[PXK_OBJ_POS + k] = D(geom_xpos, 3 * g1 + k);
-          obj2[PXK_OBJ_POS + k] = D(geom_xpos, 3 * g2 + k);
+          n0[k] = cnrm[k];
+          p0[k] = cpos[k];
         }
-        for (int k = 0; k < 9; k++) {
-          obj1[PXK_OBJ_MAT + k] = D(geom_xmat, 9 * g1 + k);
-          obj2[PXK_OBJ_MAT + k] = D(geom_xmat, 9 * g2 + k);
+        pxk_ccdFrame(fr, n0);
+        PXR rb1 = M(geom_rbound, g1);
+        PXR rb2 = M(geom_rbound, g2);
+        PXR rbmin = rb1 < rb2 ? rb1 : rb2;
+        tol = PX_R(1e-3) * rbmin;
+      }
+    } else {
+      if (n > 0) {
+        // distinct from all earlier contacts
+        int distinct = 1;
+        for (int i = 0; i < ncon; i++) {
+          PXR dx = cpos[3 * i] - cpos[3 * ncon];
+          PXR dy = cpos[3 * i + 1] - cpos[3 * ncon + 1];
+          PXR dz = cpos[3 * i + 2] - cpos[3 * ncon + 2];
+          PXR dd = PX_SQRT(dx * dx + dy * dy + dz * dz);
+          if (dd <= tol) distinct = 0;
         }
+        if (distinct != 0) {
+          cdist[ncon] = cdist[0];
+          ncon++;
+        }
+      }
+      for (int k = 0; k < 3; k++) {
+        obj1[PXK_OBJ_POS + k] = D(geom_xpos, 3 * g1 + k);
+        obj2[PXK_OBJ_POS + k] = D(geom_xpos, 3 * g2 + k);
+      }
+      for (int k = 0; k < 9; k++) {
+        obj1[PXK_OBJ_MAT + k] = D(geom_xmat, 9 * g1 + k);
+        obj2[PXK_OBJ_MAT + k] = D(geom_xmat, 9 * g2 + k);
       }
     }
   }

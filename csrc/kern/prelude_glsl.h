@@ -73,4 +73,14 @@ PX_REAL pxzero;
 #define M(field, i) (pxm.field.v[i])
 #define D(field, i) (pxd.field.v[pxw * PXS_##field + (i)])
 
+// this world's contact records (nconmax + PXK_MAXCONPAIR of them), their count and capacity,
+// and its collision scratch (csrc/kern/collide.h, collide_broad.h): per-world blocks of the
+// parameter block, bound by the entry point with pxl_collisionWorld (shaders/layout.glsl)
+#define PXK_CON(i) (pxcon.v[pxconbase + (i)])
+#define PXK_NCON (pxncon.v[pxw])
+#define PXK_NCONMAX pxnconmax
+#define PXK_SCR_R(i) (pxscrr.v[pxscrrbase + (i)])
+#define PXK_SCR_I(i) (pxscri.v[pxscribase + (i)])
+#define PXK_NBPMAX pxnbpmax
+
 #endif  // PX_KERN_PRELUDE_GLSL_H_

@@ -2044,7 +2044,7 @@ static PyArrayObject* batchArg(PyObject* obj, const char* fn, const char* name, 
 }
 
 // the phases a Vulkan method runs
-enum { VK_KINEMATICS = 0, VK_FORWARD, VK_STEP };
+enum { VK_KINEMATICS = 0, VK_FORWARD, VK_STEP, VK_COLLISION };
 
 // per-world inputs of a phase, in keyword order after (model, qpos): name, pointer to the
 // argument, elements per world, columns (for a 3-D form)
@@ -2053,6 +2053,48 @@ typedef struct {
   PyObject* obj;
   PyArrayObject* arr;
 } batchInput;
+
+// "ncon" (nworld,) int32 and "contact" (nworld, nconmax) of phalanx.CONTACT_DTYPE (records
+// past a world's ncon zero) into the result dict of a collision; -1 with an exception on failure
+static int vulkanContacts(const pxWorlds* w, PyObject* result) {
+  npy_intp nworld = w->nworld;
+  npy_intp dims1[1] = {nworld};
+  PyObject* ncon = PyArray_SimpleNew(1, dims1, NPY_INT32);
+  if (!ncon) return -1;
+  memcpy(PyArray_DATA((PyArrayObject*)ncon), w->ncon, sizeof(int) * (size_t)nworld);
+  int bad = PyDict_SetItemString(result, "ncon", ncon);
+  Py_DECREF(ncon);
+  if (bad) return -1;
+
+  // the records as bytes, then viewed with the Python-side dtype (mjContact's fields)
+  npy_intp dims2[2] = {nworld, (npy_intp)w->nconmax * (npy_intp)sizeof(pxContact)};
+  PyObject* raw = PyArray_ZEROS(2, dims2, NPY_UINT8, 0);
+  if (!raw) return -1;
+  char* dst = (char*)PyArray_DATA((PyArrayObject*)raw);
+  for (int i = 0; i < w->nworld; i++) {
+    int n = w->ncon[i] < w->nconmax ? w->ncon[i] : w->nconmax;
+    if (n <= 0) continue;
+    memcpy(dst + (size_t)i * (size_t)dims2[1],
+           w->contact + (size_t)i * ((size_t)w->nconmax + PX_MAXCONPAIR),
+           (size_t)n * sizeof(pxContact));
+  }
+  PyObject* mod = PyImport_ImportModule("phalanx");
+  PyObject* dtobj = mod ? PyObject_GetAttrString(mod, "CONTACT_DTYPE") : NULL;
+  Py_XDECREF(mod);
+  PyArray_Descr* descr = NULL;
+  if (!dtobj || !PyArray_DescrConverter(dtobj, &descr)) {
+    Py_XDECREF(dtobj);
+    Py_DECREF(raw);
+    return -1;
+  }
+  Py_DECREF(dtobj);
+  PyObject* view = PyArray_View((PyArrayObject*)raw, descr, NULL);  // steals descr
+  Py_DECREF(raw);
+  if (!view) return -1;
+  bad = PyDict_SetItemString(result, "contact", view);
+  Py_DECREF(view);
+  return bad ? -1 : 0;
+}
 
 // one phase over a batch: qpos fixes nworld, every other input is (nworld, size) or absent
 // (the reset state: zeros, mocap from the body frames); returns a dict of (nworld, ...) copies
@@ -2128,6 +2170,8 @@ static PyObject* vulkanRun(VulkanObject* v, PyObject* model, PyObject* qposobj, 
     code = pxv_kinematicsLanes(v->ctx, m, w, p64, lanes, &st);
   } else if (phase == VK_FORWARD) {
     code = pxv_forward(v->ctx, m, w, p64, lanes, &st);
+  } else if (phase == VK_COLLISION) {
+    code = pxv_collision(v->ctx, m, w, p64, lanes, &st);
   } else {
     code = pxv_step(v->ctx, m, w, p64, lanes, nstep, &st);
   }
@@ -2163,6 +2207,7 @@ static PyObject* vulkanRun(VulkanObject* v, PyObject* model, PyObject* qposobj, 
     Py_DECREF(arr);
     if (bad) goto error;
   }
+  if (phase == VK_COLLISION && vulkanContacts(w, result)) goto error;
   px_freeWorlds(w);
   Py_DECREF(qpos);
   Py_XDECREF(time);
@@ -2193,6 +2238,22 @@ static PyObject* vulkan_kinematics(PyObject* self, PyObject* args, PyObject* kwd
   if (!vulkanReady(v)) return NULL;
   return vulkanRun(v, model, qposobj, in, 2, NULL, precision, lanes, 0, VK_KINEMATICS,
                    "kinematics");
+}
+
+// collision(model, qpos, mocap_pos=None, mocap_quat=None, precision="fp64", lanes=1) -> dict
+static PyObject* vulkan_collision(PyObject* self, PyObject* args, PyObject* kwds) {
+  VulkanObject* v = (VulkanObject*)self;
+  static char* kwlist[] = {"model", "qpos", "mocap_pos", "mocap_quat", "precision", "lanes", NULL};
+  PyObject *model, *qposobj;
+  batchInput in[2] = {{"mocap_pos", Py_None, NULL}, {"mocap_quat", Py_None, NULL}};
+  const char* precision = "fp64";
+  int lanes = 1;
+  if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!O|OOsi:collision", kwlist, &ModelType, &model,
+                                   &qposobj, &in[0].obj, &in[1].obj, &precision, &lanes)) {
+    return NULL;
+  }
+  if (!vulkanReady(v)) return NULL;
+  return vulkanRun(v, model, qposobj, in, 2, NULL, precision, lanes, 0, VK_COLLISION, "collision");
 }
 
 // forward(model, qpos, qvel, act=None, ctrl=None, qfrc_applied=None, xfrc_applied=None,
@@ -2271,6 +2332,11 @@ static PyMethodDef vulkanMethods[] = {
     {"kinematics", (PyCFunction)(void (*)(void))vulkan_kinematics, METH_VARARGS | METH_KEYWORDS,
      "kinematics(model, qpos, mocap_pos=None, mocap_quat=None, precision='fp64', lanes=1) -> "
      "dict of (nworld, ...) arrays: forward kinematics of a batch of worlds on the device"},
+    {"collision", (PyCFunction)(void (*)(void))vulkan_collision, METH_VARARGS | METH_KEYWORDS,
+     "collision(model, qpos, mocap_pos=None, mocap_quat=None, precision='fp64', lanes=1) -> "
+     "dict of (nworld, ...) arrays plus 'ncon' (nworld,) and 'contact' (nworld, nconmax) of "
+     "phalanx.CONTACT_DTYPE (records past a world's ncon are zero): mj_kinematics then "
+     "mj_collision of a batch of worlds on the device"},
     {"forward", (PyCFunction)(void (*)(void))vulkan_forward, METH_VARARGS | METH_KEYWORDS,
      "forward(model, qpos, qvel, act=None, ctrl=None, qfrc_applied=None, xfrc_applied=None, "
      "mocap_pos=None, mocap_quat=None, precision='fp64', lanes=1) -> dict of (nworld, ...) "

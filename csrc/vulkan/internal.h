@@ -20,13 +20,18 @@
 #define PXV_NLANES 6
 
 // entry points (shaders/<name>.comp): kinematics, forward, and the state checks, the integration
-// and RK4 of the step phase
+// and RK4 of the step phase, collision (kinematics and the driver's pair list, then the narrow
+// phase's three routine families)
 enum {
   PXV_PHASE_KINEMATICS = 0,
   PXV_PHASE_FORWARD,
   PXV_PHASE_CHECK,
   PXV_PHASE_INTEGRATE,
   PXV_PHASE_RK4,
+  PXV_PHASE_COLPAIRS,
+  PXV_PHASE_COLPRIM,
+  PXV_PHASE_COLCONVEX,
+  PXV_PHASE_COLHFIELD,
   PXV_NPHASE
 };
 

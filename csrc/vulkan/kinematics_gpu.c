@@ -3,13 +3,16 @@
 //
 // Buffer layout (one host-visible buffer per call; docs/gpu_executor.md), the C twin of the
 // generated shaders/layout.glsl, computed from the same X-macro tables:
-//   [0, 64)       PxParams: model address, data address, nworld, time, flag and tsave addresses
+//   [0, 128)      PxParams: model address, data address, nworld, time, flag and tsave addresses,
+//                 contact, ncon, colscr_r and colscr_i addresses, nconmax, nbpmax and the
+//                 scratch sizes per world
 //   modelBlock    PxModel (std430): PX_MODEL_SIZES ints, pxOption fields (reals as the shader's
 //                 real type, in struct order), then one 8-byte address per PX_MODEL_FIELDS array
 //   dataBlock     PxData: one 8-byte address per PX_DATA_FIELDS array
 //   arrays        every model array, then every data array as an (nworld x nrow*ncol) block,
-//                 then the (nworld) times, int step flags and RK4 start times, each 64-byte
-//                 aligned;
+//                 then the (nworld) times, int step flags and RK4 start times, the contact
+//                 records (nconmax + PX_MAXCONPAIR per world, pxContact's fields in std430),
+//                 the contact counts and the collision scratch, each 64-byte aligned;
 //                 reals as double (fp64) or float (fp32), uint8/bool/char widened to int
 // The push constant (16 bytes) holds the parameter block address, the dispatch's first world and
 // the entry point's mode. One workgroup runs one world with `lanes` invocations; worlds beyond
@@ -59,6 +62,30 @@ static const uint32_t spvRk4F64[] =
 static const uint32_t spvRk4F32[] =
 #include "spirv/rk4_f32.inc"
 ;
+static const uint32_t spvColpairsF64[] =
+#include "spirv/colpairs_f64.inc"
+;
+static const uint32_t spvColpairsF32[] =
+#include "spirv/colpairs_f32.inc"
+;
+static const uint32_t spvColPrimF64[] =
+#include "spirv/colnarrow_prim_f64.inc"
+;
+static const uint32_t spvColPrimF32[] =
+#include "spirv/colnarrow_prim_f32.inc"
+;
+static const uint32_t spvColConvexF64[] =
+#include "spirv/colnarrow_convex_f64.inc"
+;
+static const uint32_t spvColConvexF32[] =
+#include "spirv/colnarrow_convex_f32.inc"
+;
+static const uint32_t spvColHfieldF64[] =
+#include "spirv/colnarrow_hfield_f64.inc"
+;
+static const uint32_t spvColHfieldF32[] =
+#include "spirv/colnarrow_hfield_f32.inc"
+;
 // clang-format on
 
 // the SPIR-V of each entry point, [phase][fp64]
@@ -71,6 +98,10 @@ static const struct {
     {{spvCheckF32, sizeof(spvCheckF32)}, {spvCheckF64, sizeof(spvCheckF64)}},
     {{spvIntegrateF32, sizeof(spvIntegrateF32)}, {spvIntegrateF64, sizeof(spvIntegrateF64)}},
     {{spvRk4F32, sizeof(spvRk4F32)}, {spvRk4F64, sizeof(spvRk4F64)}},
+    {{spvColpairsF32, sizeof(spvColpairsF32)}, {spvColpairsF64, sizeof(spvColpairsF64)}},
+    {{spvColPrimF32, sizeof(spvColPrimF32)}, {spvColPrimF64, sizeof(spvColPrimF64)}},
+    {{spvColConvexF32, sizeof(spvColConvexF32)}, {spvColConvexF64, sizeof(spvColConvexF64)}},
+    {{spvColHfieldF32, sizeof(spvColHfieldF32)}, {spvColHfieldF64, sizeof(spvColHfieldF64)}},
 };
 
 //---------------------------------- layout --------------------------------------------------------
@@ -150,6 +181,42 @@ static const optionField optionFields[] = {
 // build and by `make shaders-check`) fails when this list and the struct differ, and
 // pxv_kinematics checks at run time that the list tiles the struct without gaps.
 
+// pxContact in struct order: the members of the shaders' PxContact (gen_layout.py parses the
+// struct); std430 packs them as C does, reals as the shader's real type
+typedef struct {
+  size_t offset;  // in pxContact
+  size_t count;   // elements
+  int real;       // pxtNum (else int)
+} contactField;
+
+#define CON_R(f) \
+  { offsetof(pxContact, f), sizeof(((pxContact*)0)->f) / sizeof(pxtNum), 1 }
+#define CON_I(f) \
+  { offsetof(pxContact, f), sizeof(((pxContact*)0)->f) / sizeof(int), 0 }
+static const contactField contactFields[] = {
+    CON_R(dist),
+    CON_R(pos),
+    CON_R(frame),
+    CON_R(includemargin),
+    CON_R(friction),
+    CON_R(solref),
+    CON_R(solreffriction),
+    CON_R(solimp),
+    CON_R(adhesion),
+    CON_R(mu),
+    CON_R(H),
+    CON_I(dim),
+    CON_I(geom1),
+    CON_I(geom2),
+    CON_I(geom),
+    CON_I(flex),
+    CON_I(elem),
+    CON_I(vert),
+    CON_I(exclude),
+    CON_I(efc_address),
+};
+#define NCONTACTFIELD ((int)(sizeof(contactFields) / sizeof(contactFields[0])))
+
 // one X-macro array: host pointer, elements (all worlds for data), element kind
 typedef struct {
   void* host;
@@ -183,6 +250,15 @@ typedef struct {
   size_t time;                // the (nworld) times
   size_t flag;                // the (nworld) step flags
   size_t tsave;               // the (nworld) RK4 start times
+  size_t contact;             // the (nworld x (nconmax + PX_MAXCONPAIR)) contact records
+  size_t ncon;                // the (nworld) contact counts
+  size_t colscr_r;            // the (nworld x px_colScratchReals) collision scratch reals
+  size_t colscr_i;            // the (nworld x px_colScratchInts) collision scratch ints
+  size_t conStride;           // bytes of a contact record on the GPU
+  size_t nconRec;             // records per world (nconmax + PX_MAXCONPAIR)
+  size_t nscr_r, nscr_i;      // scratch elements per world
+  size_t colpairs;            // the (nworld x (2 + 3 * npairmax)) geom pair lists
+  size_t npairmax;            // pair capacity per world (px_colPairCapacity)
   size_t total;               // bytes
   int rb;                     // bytes of a real on the GPU
 } layout;
@@ -206,8 +282,34 @@ static int optionTableOk(void) {
   return alignTo(end, _Alignof(pxOption)) == sizeof(pxOption);
 }
 
-static void computeLayout(const fieldRef* mf, const fieldRef* df, int nworld, int rb, layout* L) {
-  size_t off = 64;  // PxParams
+// check that contactFields tiles pxContact without gaps
+static int contactTableOk(void) {
+  size_t end = 0;
+  for (int i = 0; i < NCONTACTFIELD; i++) {
+    const contactField* c = contactFields + i;
+    if (c->offset != end) return 0;
+    end += c->count * (c->real ? sizeof(pxtNum) : sizeof(int));
+  }
+  return alignTo(end, _Alignof(pxContact)) == sizeof(pxContact);
+}
+
+// bytes of a contact record on the GPU (std430: members aligned to their element size, the
+// struct to its largest member), and the GPU offset of each member
+static size_t contactGpuLayout(int rb, size_t* offsets) {
+  size_t b = 0;
+  for (int i = 0; i < NCONTACTFIELD; i++) {
+    size_t eb = contactFields[i].real ? (size_t)rb : 4;
+    b = alignTo(b, eb);
+    if (offsets) offsets[i] = b;
+    b += eb * contactFields[i].count;
+  }
+  return alignTo(b, (size_t)rb);
+}
+
+static void computeLayout(const pxModel* m, const pxWorlds* w, const fieldRef* mf,
+                          const fieldRef* df, int rb, layout* L) {
+  int nworld = w->nworld;
+  size_t off = 128;  // PxParams
 
   // PxModel: sizes, options (std430: reals aligned to their size), array addresses
   L->modelBlock = off;
@@ -240,6 +342,21 @@ static void computeLayout(const fieldRef* mf, const fieldRef* df, int nworld, in
   off = alignTo(off + (size_t)nworld * 4, 64);
   L->tsave = off;
   off = alignTo(off + (size_t)nworld * (size_t)rb, 64);
+  L->conStride = contactGpuLayout(rb, NULL);
+  L->nconRec = (size_t)w->nconmax + PX_MAXCONPAIR;
+  L->nscr_r = (size_t)px_colScratchReals(m);
+  L->nscr_i = (size_t)px_colScratchInts(m, w->nbpmax);
+  L->contact = off;
+  off = alignTo(off + (size_t)nworld * L->nconRec * L->conStride, 64);
+  L->ncon = off;
+  off = alignTo(off + (size_t)nworld * 4, 64);
+  L->colscr_r = off;
+  off = alignTo(off + (size_t)nworld * L->nscr_r * (size_t)rb, 64);
+  L->colscr_i = off;
+  off = alignTo(off + (size_t)nworld * L->nscr_i * 4, 64);
+  L->npairmax = (size_t)px_colPairCapacity(m);
+  L->colpairs = off;
+  off = alignTo(off + (size_t)nworld * (2 + 3 * L->npairmax) * 4, 64);
   L->total = off + 64;  // zero-length arrays at the end still point inside the buffer
   L->rb = rb;
 }
@@ -299,6 +416,19 @@ static void upload(const pxModel* m, const pxWorlds* w, const fieldRef* mf, cons
   memset(base + L->flag, 0, (size_t)w->nworld * 4);
   memset(base + L->tsave, 0, (size_t)w->nworld * (size_t)rb);
 
+  // PxParams, continued: contact records, counts, collision scratch (zeroed: the collision
+  // stage writes them before it reads them), then the per-world sizes
+  uint64_t col[4] = {a + L->contact, a + L->ncon, a + L->colscr_r, a + L->colscr_i};
+  int32_t sizes[4] = {w->nconmax, w->nbpmax, (int32_t)L->nscr_r, (int32_t)L->nscr_i};
+  memcpy(base + 48, col, sizeof(col));
+  memcpy(base + 80, sizes, sizeof(sizes));
+  uint64_t pairs = a + L->colpairs;
+  int32_t npairmax = (int32_t)L->npairmax;
+  memcpy(base + 96, &pairs, sizeof(pairs));
+  memcpy(base + 104, &npairmax, sizeof(npairmax));
+  memset(base + L->contact, 0,
+         L->colpairs + (size_t)w->nworld * (2 + 3 * L->npairmax) * 4 - L->contact);
+
   // PxModel: sizes
   char* mb = base + L->modelBlock;
 #define X(name) memcpy(mb + 4 * (size_t)SIZE_##name, &m->name, 4);
@@ -331,12 +461,45 @@ static void upload(const pxModel* m, const pxWorlds* w, const fieldRef* mf, cons
   }
 }
 
-// every data array and the times back into the worlds
-static void download(pxWorlds* w, const fieldRef* df, const layout* L, const pxvBuffer* buf) {
+// every data array and the times back into the worlds; with `contacts`, the contact counts and
+// each world's first ncon contact records too
+static void download(pxWorlds* w, const fieldRef* df, const layout* L, const pxvBuffer* buf,
+                     int contacts) {
+  const char* base = (const char*)buf->map;
   for (int i = 0; i < NDATAFIELD; i++) {
-    getArray(df[i].host, (const char*)buf->map + L->data[i], df[i].n, df[i].kind, L->rb);
+    getArray(df[i].host, base + L->data[i], df[i].n, df[i].kind, L->rb);
   }
-  getArray(w->time, (const char*)buf->map + L->time, (size_t)w->nworld, KIND_REAL, L->rb);
+  getArray(w->time, base + L->time, (size_t)w->nworld, KIND_REAL, L->rb);
+  if (!contacts) return;
+  size_t goff[NCONTACTFIELD];
+  contactGpuLayout(L->rb, goff);
+  memcpy(w->ncon, base + L->ncon, (size_t)w->nworld * sizeof(int));
+  for (int wi = 0; wi < w->nworld; wi++) {
+    int32_t npair;  // -1: the pair list overflowed (reported by pxv_collision)
+    memcpy(&npair, base + L->colpairs + (size_t)wi * (2 + 3 * L->npairmax) * 4, 4);
+    if (npair < 0) w->ncon[wi] = -1;
+    int n = w->ncon[wi];
+    if (n < 0) n = 0;
+    if ((size_t)n > L->nconRec) n = (int)L->nconRec;
+    for (int c = 0; c < n; c++) {
+      size_t rec = (size_t)wi * L->nconRec + (size_t)c;
+      char* dst = (char*)(w->contact + rec);
+      const char* src = base + L->contact + rec * L->conStride;
+      for (int f = 0; f < NCONTACTFIELD; f++) {
+        const contactField* cf = contactFields + f;
+        if (cf->real && L->rb == 4) {
+          for (size_t k = 0; k < cf->count; k++) {
+            float v;
+            memcpy(&v, src + goff[f] + 4 * k, 4);
+            double dv = v;
+            memcpy(dst + cf->offset + sizeof(double) * k, &dv, sizeof(double));
+          }
+        } else {
+          memcpy(dst + cf->offset, src + goff[f], cf->count * (cf->real ? sizeof(pxtNum) : 4));
+        }
+      }
+    }
+  }
 }
 
 //---------------------------------- execution -----------------------------------------------------
@@ -472,6 +635,18 @@ static pxtStatus checkArgs(const pxvContext* ctx, const pxModel* m, const pxWorl
   if (!optionTableOk()) {
     return PX_FAIL(st, PX_ERR_INTERNAL, "GPU option table does not match pxOption");
   }
+  if (!contactTableOk()) {
+    return PX_FAIL(st, PX_ERR_INTERNAL, "GPU contact table does not match pxContact");
+  }
+  // the contact records and the collision scratch are world-major blocks too
+  if ((double)w->nworld * ((double)w->nconmax + PX_MAXCONPAIR) >= 2147483648.0 ||
+      (double)w->nworld * (double)px_colScratchReals(m) >= 2147483648.0 ||
+      (double)w->nworld * (double)px_colScratchInts(m, w->nbpmax) >= 2147483648.0) {
+    return PX_FAIL(st, PX_ERR_UNSUPPORTED,
+                   "%s: %d worlds of contacts or collision scratch exceed 2^31 elements; use fewer "
+                   "worlds per batch",
+                   fn, w->nworld);
+  }
 
   // shaders index with 32-bit ints: every world-major block must stay below 2^31 elements
 #define X(type, name, nrow, ncol)                                                             \
@@ -500,13 +675,17 @@ static pxtStatus runPhase(pxvContext* ctx, const pxModel* m, pxWorlds* w, int pr
   memset(&ctx->timing, 0, sizeof(ctx->timing));
   for (int o = 0; o < nop; o++) {
     int ph = ops[o].phase;
-    if (!pipes[ph] && phasePipeline(ctx, ph, fp64, lanes, &pipes[ph], st)) return st->code;
+    // the narrow phase runs on one lane whatever the caller's lanes (one pipeline, not six)
+    int pl = (ph == PXV_PHASE_COLPRIM || ph == PXV_PHASE_COLCONVEX || ph == PXV_PHASE_COLHFIELD)
+                 ? 1
+                 : lanes;
+    if (!pipes[ph] && phasePipeline(ctx, ph, fp64, pl, &pipes[ph], st)) return st->code;
   }
 
   // upload
   double t0 = pxv_now();
   describe(m, w, mf, df);
-  computeLayout(mf, df, w->nworld, fp64 ? 8 : 4, &L);
+  computeLayout(m, w, mf, df, fp64 ? 8 : 4, &L);
   if (pxv_bufferCreate(ctx, (VkDeviceSize)L.total, &buf, st)) {
     char why[sizeof(st->msg)];
     memcpy(why, st->msg, sizeof(why));
@@ -519,7 +698,9 @@ static pxtStatus runPhase(pxvContext* ctx, const pxModel* m, pxWorlds* w, int pr
   // run, read back
   if (!execute(ctx, pipes, ops, nop, repeat, &buf, w->nworld, st)) {
     double t2 = pxv_now();
-    download(w, df, &L, &buf);
+    int contacts = 0;
+    for (int o = 0; o < nop; o++) contacts |= ops[o].phase == PXV_PHASE_COLPAIRS;
+    download(w, df, &L, &buf, contacts);
     ctx->timing.download = pxv_now() - t2;
     ctx->timing.execute = t2 - t1;
   }
@@ -583,4 +764,95 @@ pxtStatus pxv_step(pxvContext* ctx, const pxModel* m, pxWorlds* w, int precision
     return runPhase(ctx, m, w, precision64, lanes, rk4, 11, nstep, "pxv_step", st);
   }
   return runPhase(ctx, m, w, precision64, lanes, ops, 5, nstep, "pxv_step", st);
+}
+
+// the narrow-phase family of geom pair (g1, g2), as pxl_family of shaders/colnarrow.glsl
+static int colFamily(const pxModel* m, int g1, int g2) {
+  int ta = m->geom_type[g1], tb = m->geom_type[g2];
+  int t1 = ta < tb ? ta : tb, t2 = ta < tb ? tb : ta;
+  if (t1 == PX_GEOM_HFIELD) return 2;
+  if (t1 == PX_GEOM_PLANE) return 0;
+  int prim1 = t1 == PX_GEOM_SPHERE || t1 == PX_GEOM_CAPSULE || t1 == PX_GEOM_BOX;
+  int prim2 = t2 == PX_GEOM_SPHERE || t2 == PX_GEOM_CAPSULE || t2 == PX_GEOM_BOX;
+  if (prim1 && prim2) return 0;
+  if (t1 == PX_GEOM_SPHERE && t2 == PX_GEOM_CYLINDER) return 0;
+  return 1;
+}
+
+// pairs per narrow-phase chunk: PXL_COLCHUNK of shaders/colnarrow.glsl
+#define PXV_COLCHUNK 16
+
+pxtStatus pxv_collision(pxvContext* ctx, const pxModel* m, pxWorlds* w, int precision64, int lanes,
+                        pxStatus* st) {
+  pxStatus local;
+  if (!st) st = &local;
+  px_statusClear(st);
+  if (checkArgs(ctx, m, w, precision64, "pxv_collision", st) || px_collisionCheck(m, st)) {
+    return st->code;
+  }
+  // the families of the pairs the driver may visit (the explicit pairs and the geom pairs of
+  // every body pair), so that absent ones are neither compiled nor dispatched
+  int present[3] = {0, 0, 0};
+  long npairmax = px_colPairCapacity(m);
+  for (int p = 0; p < m->npair; p++) present[colFamily(m, m->pair_geom1[p], m->pair_geom2[p])] = 1;
+  for (int g1 = 0; g1 < m->ngeom; g1++) {
+    for (int g2 = g1 + 1; g2 < m->ngeom; g2++) {
+      if (m->geom_bodyid[g1] != m->geom_bodyid[g2]) present[colFamily(m, g1, g2)] = 1;
+    }
+  }
+  if ((present[1] || present[2]) && m->opt.ccd_iterations > PXV_CCD_MAXIT) {
+    return PX_FAIL(st, PX_ERR_UNSUPPORTED,
+                   "pxv_collision: ccd_iterations %d; the GPU's EPA polytope holds %d iterations",
+                   m->opt.ccd_iterations, PXV_CCD_MAXIT);
+  }
+  if (present[1] || present[2]) {
+    for (int i = 0; i < m->nmeshpoly; i++) {
+      if (m->mesh_polyvertnum[i] > PXV_MCC_MAX) {
+        return PX_FAIL(st, PX_ERR_UNSUPPORTED,
+                       "pxv_collision: a mesh polygon of %d vertices; the GPU's polygon "
+                       "multi-contact holds %d",
+                       m->mesh_polyvertnum[i], PXV_MCC_MAX);
+      }
+    }
+    for (int i = 0; i < m->nmeshvert; i++) {
+      if (m->mesh_polymapnum[i] > PXV_MCC_MAX) {
+        return PX_FAIL(st, PX_ERR_UNSUPPORTED,
+                       "pxv_collision: a mesh vertex on %d polygons; the GPU's polygon "
+                       "multi-contact holds %d",
+                       m->mesh_polymapnum[i], PXV_MCC_MAX);
+      }
+    }
+  }
+  int nfam = present[0] + present[1] + present[2];
+  long nchunk = (npairmax + PXV_COLCHUNK - 1) / PXV_COLCHUNK;
+  // one family: one dispatch per chunk; else every family PXV_COLCHUNK times per chunk
+  long reps = nfam > 1 ? PXV_COLCHUNK : 1;
+  long nop = 1 + nchunk * reps * nfam;
+  if (nop > 1000000) {
+    return PX_FAIL(st, PX_ERR_UNSUPPORTED, "pxv_collision: %ld geom pairs need too many dispatches",
+                   npairmax);
+  }
+  dispatchOp* ops = (dispatchOp*)malloc(sizeof(dispatchOp) * (size_t)nop);
+  if (!ops) return PX_FAIL(st, PX_ERR_NOMEM, "pxv_collision: out of memory");
+  int k = 0;
+  ops[k++] = (dispatchOp){PXV_PHASE_COLPAIRS, 0};
+  for (long c = 0; c < nchunk; c++) {
+    for (long r = 0; r < reps; r++) {
+      if (present[0]) ops[k++] = (dispatchOp){PXV_PHASE_COLPRIM, (int)c};
+      if (present[1]) ops[k++] = (dispatchOp){PXV_PHASE_COLCONVEX, (int)c};
+      if (present[2]) ops[k++] = (dispatchOp){PXV_PHASE_COLHFIELD, (int)c};
+    }
+  }
+  pxtStatus code = runPhase(ctx, m, w, precision64, lanes, ops, k, 1, "pxv_collision", st);
+  free(ops);
+  if (code) return code;
+  for (int i = 0; i < w->nworld; i++) {
+    if (w->ncon[i] < 0) {
+      w->ncon[i] = 0;
+      return PX_FAIL(st, PX_ERR_INTERNAL,
+                     "pxv_collision: world %d's geom pair list overflowed its capacity %ld", i,
+                     npairmax);
+    }
+  }
+  return PX_OK;
 }

@@ -205,6 +205,9 @@ int px_contactCapacity(const pxModel* m);
 int px_bodyPairCapacity(const pxModel* m);
 long px_colScratchReals(const pxModel* m);
 long px_colScratchInts(const pxModel* m, int nbpmax);
+// geom pairs the collision driver may visit in one world (the explicit pairs and every geom
+// pair of the body pairs that pass the static filters): the GPU's per-world pair list
+long px_colPairCapacity(const pxModel* m);
 // test hooks of collide_broad.h: mju_eig3, C's (float) rounding, and mj_broadphase's body pairs
 // (returns their number; the signatures are at d->colscr_i + 8 * nbody)
 void px_eig3(double eigval[3], double eigvec[9], double quat[4], const double mat[9]);

@@ -96,6 +96,21 @@ pxtStatus pxv_forward(pxvContext* ctx, const pxModel* m, pxWorlds* w, int precis
 pxtStatus pxv_step(pxvContext* ctx, const pxModel* m, pxWorlds* w, int precision64, int lanes,
                    int nstep, pxStatus* st);
 
+// Collision (mj_kinematics, then mj_collision: csrc/kern/collide.h, the broad phase, midphase
+// and narrow phase in MuJoCo's contact order) of every world of w on the GPU, `lanes`
+// invocations per world for the kinematics (the collision itself runs on one lane); every data
+// block, w->ncon and the contact records w->contact (the first ncon of each world) are read
+// back. Fails before any GPU work on a model px_collisionCheck refuses, and on a model with
+// general convex or height field pairs that asks for more than PXV_CCD_MAXIT EPA iterations
+// (opt.ccd_iterations; the GPU build's polytope is smaller than the CPU's). The narrow phase
+// runs in chunked dispatches split by routine family (docs/gpu_executor.md, "Collision").
+#define PXV_CCD_MAXIT 50
+// mesh polygons of more vertices, or mesh vertices on more polygons, than this are refused too
+// (the GPU's polygon multi-contact scratch; the CPU's holds 512)
+#define PXV_MCC_MAX 32
+pxtStatus pxv_collision(pxvContext* ctx, const pxModel* m, pxWorlds* w, int precision64, int lanes,
+                        pxStatus* st);
+
 // Timings of the last pxv_kinematics, pxv_forward or pxv_step call.
 void pxv_lastTiming(const pxvContext* ctx, pxvTiming* out);
 
