@@ -190,9 +190,9 @@ def test_collision(vk, full, name, make, spread, nworld, precision):
 @pytest.mark.slow
 @pytest.mark.parametrize("precision", ["fp64", "fp32"])
 def test_convex(vk, precision):
-    """The general convex family (GJK/EPA). Its pipeline does not finish compiling on lavapipe
-    within 15 minutes (LLVM at 9 GB: the polytope arrays are copied in and out of every call);
-    run it where the device compiles it (PX_TEST_GPU_CONVEX=1)."""
+    """The general convex family (GJK/EPA). Its pipeline did not finish compiling on lavapipe
+    within 14 minutes of CPU (docs/gpu_executor.md, "Collision"); run it where the device
+    compiles it (PX_TEST_GPU_CONVEX=1)."""
     if os.environ.get("PX_TEST_GPU_CONVEX") != "1":
         pytest.skip("set PX_TEST_GPU_CONVEX=1 (lavapipe does not finish compiling GJK/EPA)")
     total, worst = check(vk, mixed(), 8, 7, 0.15, precision)
