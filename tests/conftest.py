@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """Shared pytest fixtures and options for phalanx's tests."""
 
+import glob
 import os
 
 import pytest
@@ -22,3 +23,26 @@ def full(request):
 def shared_model(*parts):
     """Path of a third-party model in ../shared/models (read in place, never copied)."""
     return os.path.join(SHARED_MODELS, *parts)
+
+
+# where the full sweeps (--full) find the corpus
+CORPUS_PATTERNS = ("gymnasium/*.xml", "mujoco/model/**/*.xml", "mujoco/test/**/*.xml")
+
+
+def corpus(fast, full):
+    """The models of a corpus test: the fast subset, and with --full every corpus model."""
+    if not full:
+        return list(fast)
+    paths = set(fast)
+    for pattern in CORPUS_PATTERNS:
+        paths.update(glob.glob(os.path.join(SHARED_MODELS, pattern), recursive=True))
+    return sorted(paths)
+
+
+def parametrize_corpus(metafunc, argname, fast):
+    """Parametrize argname (when the test takes it) over corpus(fast, --full), with ids relative
+    to ../shared/models; for a test module's pytest_generate_tests."""
+    if argname in metafunc.fixturenames:
+        paths = corpus(fast, metafunc.config.getoption("--full"))
+        metafunc.parametrize(argname, paths,
+                             ids=[os.path.relpath(p, SHARED_MODELS) for p in paths])

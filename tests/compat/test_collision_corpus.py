@@ -21,7 +21,7 @@ import pytest
 import phalanx
 from tests.compat._contact import compare_contacts
 from tests.compat.test_conformance import load_both
-from tests.conftest import SHARED_MODELS, shared_model
+from tests.conftest import SHARED_MODELS, parametrize_corpus, shared_model
 
 mujoco = pytest.importorskip("mujoco")
 
@@ -44,20 +44,8 @@ KNOWN_BROADPHASE = {}
 WORST = {"err": 0.0, "model": "", "states": 0, "contacts": 0}
 
 
-def corpus(full):
-    if not full:
-        return FAST
-    paths = set(FAST)
-    for pattern in ("mujoco/model/**/*.xml", "mujoco/test/**/*.xml"):
-        paths.update(glob.glob(os.path.join(SHARED_MODELS, pattern), recursive=True))
-    return sorted(paths)
-
-
 def pytest_generate_tests(metafunc):
-    if "col_model" in metafunc.fixturenames:
-        paths = corpus(metafunc.config.getoption("--full"))
-        metafunc.parametrize("col_model", paths,
-                             ids=[os.path.relpath(p, SHARED_MODELS) for p in paths])
+    parametrize_corpus(metafunc, "col_model", FAST)
 
 
 @pytest.fixture(scope="module", autouse=True)

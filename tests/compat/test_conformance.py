@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import phalanx
-from tests.conftest import SHARED_MODELS, shared_model
+from tests.conftest import SHARED_MODELS, parametrize_corpus, shared_model
 
 mujoco = pytest.importorskip("mujoco")
 
@@ -54,23 +54,8 @@ KIN_FIELDS = ["xpos", "xquat", "xmat", "xipos", "ximat", "xanchor", "xaxis", "ge
               "cam_xmat", "light_xpos", "light_xdir"]
 
 
-def corpus(full):
-    if not full:
-        return FAST + NAMED
-    models = set(FAST + NAMED)
-    models.update(glob.glob(os.path.join(SHARED_MODELS, "mujoco", "model", "**", "*.xml"),
-                            recursive=True))
-    models.update(glob.glob(os.path.join(SHARED_MODELS, "mujoco", "test", "**", "*.xml"),
-                            recursive=True))
-    return sorted(models)
-
-
 def pytest_generate_tests(metafunc):
-    if "model_path" in metafunc.fixturenames:
-        full = metafunc.config.getoption("--full")
-        paths = corpus(full)
-        ids = [os.path.relpath(p, SHARED_MODELS) for p in paths]
-        metafunc.parametrize("model_path", paths, ids=ids)
+    parametrize_corpus(metafunc, "model_path", FAST + NAMED)
 
 
 def load_both(path):

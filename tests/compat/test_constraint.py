@@ -23,15 +23,13 @@ integrators and option combinations under `--full`) and a few corpus models; `--
 corpus model phalanx can compile and step, reporting why the others are skipped.
 """
 
-import glob
-import os
 
 import numpy as np
 import pytest
 
 import phalanx
 from tests.compat._util import rel
-from tests.conftest import SHARED_MODELS, shared_model
+from tests.conftest import parametrize_corpus, shared_model
 
 mujoco = pytest.importorskip("mujoco")
 
@@ -210,20 +208,8 @@ FAST_CORPUS = [
 ]
 
 
-def corpus(full):
-    if not full:
-        return FAST_CORPUS
-    paths = set(FAST_CORPUS)
-    for pattern in ("gymnasium/*.xml", "mujoco/model/**/*.xml", "mujoco/test/**/*.xml"):
-        paths.update(glob.glob(os.path.join(SHARED_MODELS, pattern), recursive=True))
-    return sorted(paths)
-
-
 def pytest_generate_tests(metafunc):
-    if "cons_model" in metafunc.fixturenames:
-        paths = corpus(metafunc.config.getoption("--full"))
-        metafunc.parametrize("cons_model", paths,
-                             ids=[os.path.relpath(p, SHARED_MODELS) for p in paths])
+    parametrize_corpus(metafunc, "cons_model", FAST_CORPUS)
 
 
 def prepare(ours, ref, extra=0):

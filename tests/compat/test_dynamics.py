@@ -14,14 +14,12 @@ runs leave 1e-8 of the unperturbed one is its self-divergence time T. phalanx mu
 why the others are skipped.
 """
 
-import glob
-import os
 
 import numpy as np
 import pytest
 
 import phalanx
-from tests.conftest import SHARED_MODELS, shared_model
+from tests.conftest import parametrize_corpus, shared_model
 
 mujoco = pytest.importorskip("mujoco")
 
@@ -36,20 +34,8 @@ FAST = [shared_model("gymnasium", f) for f in ("ant.xml", "half_cheetah.xml", "h
 ]
 
 
-def corpus(full):
-    if not full:
-        return FAST
-    paths = set(FAST)
-    for pattern in ("gymnasium/*.xml", "mujoco/model/**/*.xml", "mujoco/test/**/*.xml"):
-        paths.update(glob.glob(os.path.join(SHARED_MODELS, pattern), recursive=True))
-    return sorted(paths)
-
-
 def pytest_generate_tests(metafunc):
-    if "dyn_model" in metafunc.fixturenames:
-        paths = corpus(metafunc.config.getoption("--full"))
-        metafunc.parametrize("dyn_model", paths,
-                             ids=[os.path.relpath(p, SHARED_MODELS) for p in paths])
+    parametrize_corpus(metafunc, "dyn_model", FAST)
 
 
 def load_pair(path, integrator):

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import phalanx
-from tests.conftest import SHARED_MODELS, shared_model
+from tests.conftest import SHARED_MODELS, parametrize_corpus, shared_model
 
 mujoco = pytest.importorskip("mujoco")
 
@@ -38,20 +38,8 @@ FAST = sorted(glob.glob(shared_model("gymnasium", "*.xml"))) + [
 WORST = {}
 
 
-def corpus(full):
-    if not full:
-        return FAST
-    paths = set(FAST)
-    for pattern in ("mujoco/model/**/*.xml", "mujoco/test/**/*.xml"):
-        paths.update(glob.glob(os.path.join(SHARED_MODELS, pattern), recursive=True))
-    return sorted(paths)
-
-
 def pytest_generate_tests(metafunc):
-    if "fwd_model" in metafunc.fixturenames:
-        paths = corpus(metafunc.config.getoption("--full"))
-        metafunc.parametrize("fwd_model", paths,
-                             ids=[os.path.relpath(p, SHARED_MODELS) for p in paths])
+    parametrize_corpus(metafunc, "fwd_model", FAST)
 
 
 @pytest.fixture(scope="module", autouse=True)
