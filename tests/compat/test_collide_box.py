@@ -60,13 +60,15 @@ def _xml(g1, g2, margin=MARGIN, gap=GAP, explicit=False):
     pair = (f'<contact><pair geom1="g1" geom2="g2" margin="{margin + margin}" '
             f'gap="{gap + gap}"/></contact>') if explicit else ""
     # explicit inertia: tiny geoms would give bodies too light to compile
-    INERTIAL = '<inertial pos="0 0 0" mass="1" diaginertia="1 1 1"/>'  # noqa: N806
+    inertial = '<inertial pos="0 0 0" mass="1" diaginertia="1 1 1"/>'
+    bodies = "".join(
+        f'<body><freejoint/>{inertial}<geom name="{name}" type="{t}" size="{s}" '
+        f'margin="{margin}" gap="{gap}"{off}/></body>\n'
+        for name, t, s in (("g1", t1, s1), ("g2", t2, s2)))
     return f"""<mujoco>
   <option><flag gravity="disable"/></option>
   <worldbody>
-    <body><freejoint/>{INERTIAL}<geom name="g1" type="{t1}" size="{s1}" margin="{margin}" gap="{gap}"{off}/></body>
-    <body><freejoint/>{INERTIAL}<geom name="g2" type="{t2}" size="{s2}" margin="{margin}" gap="{gap}"{off}/></body>
-  </worldbody>
+{bodies}  </worldbody>
   {pair}
 </mujoco>"""
 
