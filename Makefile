@@ -76,6 +76,7 @@ bench: build
 	$(PY) benchmarks/bench_compile.py
 	$(PY) benchmarks/bench_step.py
 	$(PY) benchmarks/bench_batch.py
+	$(PY) benchmarks/bench_collision.py
 
 lint: setup
 	@clang-format --dry-run --Werror $$(find csrc tests/c -name '*.c' -o -name '*.h' | grep -v spirv/)
