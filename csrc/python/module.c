@@ -2223,37 +2223,32 @@ error:
   return NULL;
 }
 
-// kinematics(model, qpos, mocap_pos=None, mocap_quat=None, precision="fp64", lanes=1) -> dict
-static PyObject* vulkan_kinematics(PyObject* self, PyObject* args, PyObject* kwds) {
+// the stages of one pose per world: (model, qpos, mocap_pos=None, mocap_quat=None,
+// precision="fp64", lanes=1) -> dict; fmt is the argument format ending in ":name"
+static PyObject* vulkanPoseStage(PyObject* self, PyObject* args, PyObject* kwds, int stage,
+                                 const char* fmt, const char* name) {
   VulkanObject* v = (VulkanObject*)self;
   static char* kwlist[] = {"model", "qpos", "mocap_pos", "mocap_quat", "precision", "lanes", NULL};
   PyObject *model, *qposobj;
   batchInput in[2] = {{"mocap_pos", Py_None, NULL}, {"mocap_quat", Py_None, NULL}};
   const char* precision = "fp64";
   int lanes = 1;
-  if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!O|OOsi:kinematics", kwlist, &ModelType, &model,
-                                   &qposobj, &in[0].obj, &in[1].obj, &precision, &lanes)) {
+  if (!PyArg_ParseTupleAndKeywords(args, kwds, fmt, kwlist, &ModelType, &model, &qposobj,
+                                   &in[0].obj, &in[1].obj, &precision, &lanes)) {
     return NULL;
   }
   if (!vulkanReady(v)) return NULL;
-  return vulkanRun(v, model, qposobj, in, 2, NULL, precision, lanes, 0, VK_KINEMATICS,
-                   "kinematics");
+  return vulkanRun(v, model, qposobj, in, 2, NULL, precision, lanes, 0, stage, name);
 }
 
-// collision(model, qpos, mocap_pos=None, mocap_quat=None, precision="fp64", lanes=1) -> dict
+// kinematics(...): forward kinematics of each world's pose
+static PyObject* vulkan_kinematics(PyObject* self, PyObject* args, PyObject* kwds) {
+  return vulkanPoseStage(self, args, kwds, VK_KINEMATICS, "O!O|OOsi:kinematics", "kinematics");
+}
+
+// collision(...): kinematics and mj_collision of each world's pose
 static PyObject* vulkan_collision(PyObject* self, PyObject* args, PyObject* kwds) {
-  VulkanObject* v = (VulkanObject*)self;
-  static char* kwlist[] = {"model", "qpos", "mocap_pos", "mocap_quat", "precision", "lanes", NULL};
-  PyObject *model, *qposobj;
-  batchInput in[2] = {{"mocap_pos", Py_None, NULL}, {"mocap_quat", Py_None, NULL}};
-  const char* precision = "fp64";
-  int lanes = 1;
-  if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!O|OOsi:collision", kwlist, &ModelType, &model,
-                                   &qposobj, &in[0].obj, &in[1].obj, &precision, &lanes)) {
-    return NULL;
-  }
-  if (!vulkanReady(v)) return NULL;
-  return vulkanRun(v, model, qposobj, in, 2, NULL, precision, lanes, 0, VK_COLLISION, "collision");
+  return vulkanPoseStage(self, args, kwds, VK_COLLISION, "O!O|OOsi:collision", "collision");
 }
 
 // forward(model, qpos, qvel, act=None, ctrl=None, qfrc_applied=None, xfrc_applied=None,

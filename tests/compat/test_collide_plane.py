@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import phalanx
+from tests.compat._contact import mujoco_pair, phalanx_pair, scaled_err
 
 TOL = 1e-9
 MARGIN, GAP = 0.03, 0.02
@@ -112,41 +113,17 @@ def pose(ref, dr, rng, zone, flat):
     return q
 
 
-def mj_contacts(ref, dr):
-    """MuJoCo's contacts of the pair (plane, geom) in its order: dist, pos, frame."""
-    mujoco.mj_kinematics(ref, dr)
-    mujoco.mj_collision(ref, dr)
-    sel = [c for c in dr.contact[:dr.ncon] if c.geom1 == 0 and c.geom2 == 1]
-    if not sel:
-        return np.zeros(0), np.zeros((0, 3)), np.zeros((0, 9))
-    return (np.array([c.dist for c in sel]), np.array([c.pos for c in sel]),
-            np.array([c.frame for c in sel]))
-
-
-def our_contacts(ours, do, margin):
-    phalanx.kinematics(ours, do)
-    dist, pos, frame = phalanx._core._narrowphase(ours, do, 0, 1, margin)
-    return np.asarray(dist), np.asarray(pos).reshape(-1, 3), np.asarray(frame).reshape(-1, 9)
-
-
-def err(a, b):
-    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
-    if a.size == 0:
-        return 0.0
-    return float(np.max(np.abs(a - b) / np.maximum(1.0, np.abs(b))))
-
-
 WORST = {}
 
 
 def compare(ours, ref, do, dr, q, label, margin=MARGIN + GAP):
     dr.qpos[:] = q
     do.qpos[:] = q
-    rd, rp, rf = mj_contacts(ref, dr)
-    od, op, of = our_contacts(ours, do, margin)
+    rd, rp, rf = mujoco_pair(mujoco, ref, dr)
+    od, op, of = phalanx_pair(ours, do, margin)
     assert len(od) == len(rd), f"{label}: {len(od)} contacts, MuJoCo {len(rd)}"
     assert np.all(np.isfinite(od)) and np.all(np.isfinite(op)) and np.all(np.isfinite(of))
-    e = {"dist": err(od, rd), "pos": err(op, rp), "frame": err(of, rf)}
+    e = {"dist": scaled_err(od, rd), "pos": scaled_err(op, rp), "frame": scaled_err(of, rf)}
     w = WORST.setdefault(label, {"dist": 0.0, "pos": 0.0, "frame": 0.0, "n": 0, "ncon": {}})
     for k, v in e.items():
         w[k] = max(w[k], v)
@@ -245,7 +222,7 @@ def test_driver_scene(full):
             assert (oc["geom1"][i], oc["geom2"][i]) == (rc.geom1, rc.geom2)
             assert oc["dim"][i] == rc.dim
             for f in ("dist", "pos", "frame", "includemargin", "friction", "solref", "solimp"):
-                assert err(oc[f][i], getattr(rc, f)) <= TOL, f
+                assert scaled_err(oc[f][i], getattr(rc, f)) <= TOL, f
     assert total > 0
 
 
