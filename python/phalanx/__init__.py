@@ -27,6 +27,8 @@ __all__ = [
     "Data",
     "Batch",
     "BATCH_FLAGS",
+    "BATCH_MODEL_PARAMS",
+    "BATCH_DERIVED_PARAMS",
     "VectorEnv",
     "ObjType",
     "kinematics",
@@ -676,6 +678,10 @@ def asset_path(name):
 
 # reasons a batch world is flagged: bit i of Batch.flags is BATCH_FLAGS[i]
 BATCH_FLAGS = _core.BATCH_FLAGS
+# model parameters a batch can set per world (Batch.set_model_param), and the derived constants
+# it recomputes per world from them (readable with Batch.model_param)
+BATCH_MODEL_PARAMS = _core.BATCH_MODEL_PARAMS
+BATCH_DERIVED_PARAMS = _core.BATCH_DERIVED_PARAMS
 
 
 def __getattr__(name):

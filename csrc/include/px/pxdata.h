@@ -299,6 +299,16 @@ void px_actuatorIds(pxModel* m);
 // (tendon_lengthspring where -1). d is scratch (left at qpos_spring, as MuJoCo leaves it).
 pxtStatus px_setConst(pxModel* m, pxData* d, pxStatus* st);
 
+// The constants of px_setConst that depend on masses, inertias, armature and actuator gains,
+// computed exactly as px_setConst computes them: body_subtreemass, dof_M0, body/dof/tendon
+// invweight0, actuator_acc0, the dampratio -> kv conversion of actuator_biasprm,
+// stat.meaninertia, cam_poscom0 and light_poscom0. It writes no other array of m (m may be a
+// shallow copy sharing the rest); m's cam_mode and light_mode must all be fixed (a shallow copy
+// points them at scratch; px_setConst fixes them the same way during its pass), else it does
+// nothing. d is scratch, scratch holds 13 nv numbers. The caller has run
+// px_transmissionSupported.
+void px_setConstInertia(pxModel* m, pxData* d, double* scratch);
+
 // eq_data of body connect and weld constraints from the body frames in d (part of px_setConst).
 void px_equalityData(pxModel* m, const pxData* d);
 
