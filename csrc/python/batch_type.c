@@ -588,6 +588,15 @@ static PyObject* batch_set_autoreset(PyObject* selfobj, PyObject* args, PyObject
   Py_RETURN_NONE;
 }
 
+static PyObject* batch_get_nbytes(PyObject* selfobj, void* closure) {
+  (void)closure;
+  BatchObject* self = (BatchObject*)selfobj;
+  if (!self->b) return PyLong_FromLong(0);
+  size_t n =
+      self->b->worlds->nbuffer + (size_t)self->b->nworld * (4 * sizeof(uint64_t) + sizeof(int));
+  return PyLong_FromSize_t(n);
+}
+
 static PyObject* batch_get_autoreset(PyObject* selfobj, void* closure) {
   (void)closure;
   BatchObject* self = (BatchObject*)selfobj;
@@ -620,6 +629,7 @@ static PyObject* batch_dir(PyObject* selfobj, PyObject* unused) {
       "clear_model_params",
       "set_autoreset",
       "autoreset",
+      "nbytes",
       NULL};
   return py_nameList(names);
 }
@@ -688,6 +698,10 @@ static PyGetSetDef batchGetSet[] = {
     {"model_params_set", batch_model_params_set, NULL,
      "names of the model parameters overridden per world", NULL},
     {"autoreset", batch_get_autoreset, NULL, "whether step() resets the worlds it flags", NULL},
+    {"nbytes", batch_get_nbytes, NULL,
+     "bytes of the worlds' storage (state, contacts, constraint rows, scratch), generators and "
+     "flags; per-world parameter blocks not included",
+     NULL},
     {NULL, NULL, NULL, NULL, NULL}};
 
 static PyTypeObject BatchType = {
