@@ -2,13 +2,16 @@
 // px_forward and px_step allocate nothing: every heap call of the library is routed through
 // counting wrappers (the test is linked with -Wl,--wrap=malloc,... by mk/noalloc.mk, which
 // rewrites the library's references to malloc into __wrap_malloc and so on), and the counter
-// must not move while a world runs forward passes and steps with every integrator. A control
-// test proves the wrappers are live (px_makeWorlds is counted).
+// must not move while a world runs forward passes and steps with every integrator, nor while a
+// batch steps, resets and runs forward with per-world parameters and the automatic reset. A
+// control test proves the wrappers are live (px_makeWorlds is counted).
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "mjcf/mjcf.h"
+#include "px/pxbatch.h"
 #include "px/pxdata.h"
 #include "px/pxmodel.h"
 #include "px/pxstatus.h"
@@ -118,8 +121,42 @@ static int test_forward_and_step_allocate_nothing(void) {
   return 0;
 }
 
+// pxb_step with per-world parameters (shallow model copies on the stack) and with the automatic
+// reset allocates nothing either, on the calling thread and on two pool threads
+static int test_batch_step_allocates_nothing(void) {
+  pxStatus st;
+  pxModel* m = NULL;
+  px_statusClear(&st);
+  ENSURE(pxc_loadXML(NULL, kXML, &m, &st) == PX_OK);
+  for (int nthread = 0; nthread <= 2; nthread += 2) {
+    pxBatch* b = pxb_make(m, 4, nthread, 1, &st);
+    ENSURE(b != NULL);
+    double mass[4 * 64];
+    ENSURE(m->nbody <= 64);
+    for (int w = 0; w < 4; w++) {
+      for (int i = 0; i < m->nbody; i++) mass[w * m->nbody + i] = m->body_mass[i] * (1 + 0.1 * w);
+    }
+    ENSURE(pxb_setParam(b, pxb_paramIndex("body_mass"), mass, NULL, &st) == PX_OK);
+    ENSURE(pxb_setConst(b, NULL, &st) == PX_OK);
+    ENSURE(pxb_setAutoreset(b, 1, -1, 0.1, 0.1, &st) == PX_OK);
+    pxb_reset(b, NULL, -1, 0.1, 0.1);
+    long before = nheap;
+    for (int k = 0; k < 5; k++) pxb_step(b, 4, NULL, 0.01);
+    b->worlds->qvel[0] = INFINITY;  // world 0 is flagged and reset by the autoreset
+    ENSURE(pxb_step(b, 2, NULL, 0) == 1);
+    pxb_reset(b, NULL, -1, 0.1, 0.1);
+    pxb_forward(b, NULL);
+    if (nheap != before) printf("batch, %d threads: %ld heap calls\n", nthread, nheap - before);
+    ENSURE(nheap == before);
+    pxb_free(b);
+  }
+  px_freeModel(m);
+  return 0;
+}
+
 int main(void) {
   RUN_TEST(test_wrappers_are_live);
   RUN_TEST(test_forward_and_step_allocate_nothing);
+  RUN_TEST(test_batch_step_allocates_nothing);
   return TEST_SUMMARY();
 }
