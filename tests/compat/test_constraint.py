@@ -205,6 +205,7 @@ FAST_CORPUS = [
     shared_model("mujoco", "model", "tendon_arm", "arm26.xml"),
     shared_model("gymnasium", "ant.xml"),
     shared_model("gymnasium", "walker2d.xml"),
+    shared_model("mujoco", "model", "adhesion", "fridge_door.xml"),  # adhesive contacts
 ]
 
 
@@ -327,6 +328,10 @@ def compare_forward(ours, ref, do, dr, what):
     np.testing.assert_array_equal(do.efc_type, dr.efc_type[: dr.nefc], err_msg=what)
     np.testing.assert_array_equal(do.efc_id, dr.efc_id[: dr.nefc], err_msg=what)
     worst = {"rows": 0.0, "solver": 0.0}
+    # adhesive contacts add to the passive forces (mj_adhesion)
+    for name in ("qfrc_adhesion", "qfrc_passive", "qacc_smooth"):
+        e = rel(getattr(do, name), getattr(dr, name))
+        assert e <= ROW_TOL, f"{what}: {name} differs by {e:.3g}"
     for name in ROW_FIELDS:
         e = row_err(getattr(do, name), ref_rows(ref, dr, name))
         assert e <= ROW_TOL, f"{what}: {name} differs by {e:.3g}"
