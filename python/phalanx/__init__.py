@@ -21,6 +21,10 @@ from phalanx._core import (
     VulkanError,
     vulkan_available,
 )
+from phalanx.gym_envs import register_envs as _register_envs
+
+# gymnasium.make("phalanx/Ant-v5") and the ten other Gymnasium MuJoCo v5 tasks
+_register_envs()
 
 __all__ = [
     "Model",
