@@ -32,6 +32,7 @@ __all__ = [
     "Batch",
     "BATCH_FLAGS",
     "VectorEnv",
+    "make_vec",
     "ObjType",
     "kinematics",
     "collision",
@@ -688,4 +689,8 @@ def __getattr__(name):
         from phalanx.vector import VectorEnv
 
         return VectorEnv
+    if name == "make_vec":
+        from phalanx.tasks import make_vec
+
+        return make_vec
     raise AttributeError(f"module 'phalanx' has no attribute {name!r}")
