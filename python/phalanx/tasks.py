@@ -360,7 +360,11 @@ class TaskVectorEnv(VectorEnv):
         _check_id(env_id)
         kw = _kwargs(env_id, kwargs)
         if num_threads is None:
+            # one thread per CPU, at most one per env and the pool's limit of 256
             num_threads = os.cpu_count() or 1
+            if isinstance(num_envs, numbers.Integral) and num_envs >= 1:
+                num_threads = min(num_threads, int(num_envs))
+            num_threads = min(num_threads, 256)
         if max_episode_steps is _DEFAULT:
             max_episode_steps = MAX_EPISODE_STEPS[env_id]
         self.env_id = env_id
@@ -477,6 +481,11 @@ class TaskVectorEnv(VectorEnv):
             elif name == "tendon_velocity":
                 values[name] = np.array(b.ten_velocity)
         return values
+
+    def close_extras(self, **kwargs):
+        """Release the task runner and the batch."""
+        self._runner = None
+        super().close_extras(**kwargs)
 
     # ---- extras ---------------------------------------------------------------------------------
 

@@ -415,3 +415,57 @@ def test_bad_action_truncates_one_world():
     obs, r, term, trunc, infos = env.step(np.zeros((3, 8), dtype=np.float32))
     assert infos["_x_position"].tolist() == [True, True, True]
     assert infos["_reward_forward"].tolist() == [True, False, True]
+
+
+@pytest.mark.parametrize("env_id", TASK_IDS)
+def test_vector_structure(env_id):
+    """Spaces, metadata, and the keys, order, dtypes and masks of infos after a reset and a
+    step, as gymnasium.make_vec(..., vectorization_mode="sync") gives them."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        genv = gymnasium.make_vec(env_id, num_envs=2, vectorization_mode="sync")
+    penv = phalanx.make_vec(env_id, num_envs=2, num_threads=0)
+    assert penv.single_observation_space == genv.single_observation_space
+    assert penv.single_action_space == genv.single_action_space
+    assert penv.observation_space == genv.observation_space
+    assert penv.action_space == genv.action_space
+    assert penv.metadata["render_fps"] == genv.metadata["render_fps"]
+    for k in range(2):
+        if k == 0:
+            gout = genv.reset(seed=1)
+            pout = penv.reset(seed=1)
+        else:
+            a = genv.action_space.sample()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                gout = genv.step(a)
+            pout = penv.step(a)
+        for g, p in zip(gout[:-1], pout[:-1]):
+            assert g.dtype == p.dtype and g.shape == p.shape
+        gi, pi = gout[-1], pout[-1]
+        assert list(gi) == list(pi)
+        for key in gi:
+            assert gi[key].dtype == pi[key].dtype and gi[key].shape == pi[key].shape, key
+            if key.startswith("_"):
+                assert np.array_equal(gi[key], pi[key])
+    genv.close()
+
+
+@pytest.mark.parametrize("mode", list(AutoresetMode))
+def test_copy_false(mode):
+    """copy=False gives the same values as copy=True (views of the runner's buffer)."""
+    envs = [phalanx.make_vec("Hopper-v5", num_envs=3, num_threads=0, max_episode_steps=2,
+                             autoreset_mode=mode, copy=c) for c in (True, False)]
+    outs = [[e.reset(seed=3)[0].copy()] for e in envs]
+    a = np.full((3, 3), 0.3, dtype=np.float32)
+    for t in range(5):
+        for e, out in zip(envs, outs):
+            if mode == AutoresetMode.DISABLED and t % 2 == 0 and t:
+                out.append(e.reset(options={"reset_mask": np.ones(3, bool)})[0].copy())
+                continue
+            obs, r, term, trunc, infos = e.step(a)
+            out += [np.array(obs), r, trunc]
+            if "final_obs" in infos:
+                out += [np.stack(infos["final_obs"][infos["_final_obs"]])]
+    for x, y in zip(*outs, strict=True):
+        assert np.array_equal(x, y)
