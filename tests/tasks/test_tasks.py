@@ -164,7 +164,7 @@ def test_packaged_models_by_default():
         assert path.endswith(f"assets/gymnasium/{phalanx.tasks.MODEL_FILES[env_id]}")
 
 
-#---------------------------------- errors ----------------------------------------------------------
+# ---- errors --------------------------------------------------------------------------------------
 
 
 def test_unknown_id():
@@ -205,6 +205,15 @@ def test_bad_kwargs():
         env.step(np.zeros((2, 7)))
 
 
+def test_model_too_small():
+    # InvertedDoublePendulum's functions read qvel[2] and a site: the one-pole cart is refused
+    path = phalanx.tasks.model_path("InvertedPendulum-v5")
+    with pytest.raises(ValueError, match="nv >= 3"):
+        phalanx.make_vec("InvertedDoublePendulum-v5", xml_file=path)
+    with pytest.raises(ValueError, match="tips_arm"):
+        phalanx.make_vec("Pusher-v5", xml_file=phalanx.tasks.model_path("Reacher-v5"))
+
+
 def test_xml_file_path():
     path = phalanx.tasks.model_path("Hopper-v5")
     env = phalanx.make_vec("Hopper-v5", xml_file=path, num_envs=2, num_threads=0)
@@ -228,7 +237,7 @@ def test_max_episode_steps():
         assert not env.step(a[:1])[3][0]
 
 
-#---------------------------------- episodes against SyncVectorEnv ----------------------------------
+# ---- episodes against SyncVectorEnv --------------------------------------------------------------
 
 
 @pytest.mark.parametrize("mode", list(AutoresetMode))
@@ -274,7 +283,7 @@ def test_autoreset_structure(mode):
                 assert rel(pi[key], value) <= TOL, (t, key)
 
 
-#---------------------------------- reset distributions ---------------------------------------------
+# ---- reset distributions -------------------------------------------------------------------------
 
 NWORLD = 20000
 
@@ -363,7 +372,7 @@ def test_reset_noise_pusher():
     _moments_ok(qvel[:, :7], 0.0, 0.005**2 / 3, "pusher qvel")
 
 
-#---------------------------------- determinism -----------------------------------------------------
+# ---- determinism ---------------------------------------------------------------------------------
 
 
 def _episode(env_id, num_threads, seed, nstep=30, num_envs=5):
