@@ -75,6 +75,7 @@ gpu-check: build gpu-test
 bench: build
 	$(PY) benchmarks/bench_compile.py
 	$(PY) benchmarks/bench_step.py
+	$(PY) benchmarks/bench_step.py --constraints
 	$(PY) benchmarks/bench_batch.py
 	$(PY) benchmarks/bench_collision.py
 
