@@ -14,7 +14,8 @@ machine hits them alike.
 Contenders (whichever import):
 
 * ``phalanx[T]``: ``phalanx.make_vec(task, num_envs=N, num_threads=T)`` (its C task kernels on
-  phalanx's batch; default ``copy=True``), T = 1 and 2;
+  phalanx's batch; default ``copy=True``), T = 1 (``num_threads=0``: the calling thread, no
+  pool) and 2 (a pool of two threads);
 * ``gym-sync``: ``gymnasium.make_vec(task, N, vectorization_mode="sync")``, Gymnasium's
   SyncVectorEnv over its own MuJoCo envs (one core), at every N;
 * ``gym-async``: the same with ``vectorization_mode="async"`` (one worker process per env), up
@@ -102,9 +103,11 @@ def contenders(task, num_envs, args):
 
         if hasattr(phalanx, "make_vec"):
             for t in args.threads:
+                # one thread is the caller's (num_threads=0: no pool); T > 1 is a pool of T
                 out.append((f"phalanx[{t}]", lambda t=t: Contender(
-                    f"phalanx[{t}]", phalanx.make_vec(task, num_envs=num_envs, num_threads=t,
-                                                      seed=0), num_envs)))
+                    f"phalanx[{t}]", phalanx.make_vec(task, num_envs=num_envs,
+                                                      num_threads=t if t > 1 else 0, seed=0),
+                    num_envs)))
     except ImportError:
         pass
     import gymnasium

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Single-env Gymnasium registrations of phalanx's MuJoCo v5 tasks: ``gymnasium.make("phalanx/Ant-v5")``.
+"""Single-env Gymnasium registrations of phalanx's MuJoCo v5 tasks (gymnasium.make("phalanx/Ant-v5")).
 
 Importing phalanx registers the eleven ids ``phalanx/<Task>-v5`` (Ant, HalfCheetah, Hopper,
 Walker2d, Humanoid, HumanoidStandup, Swimmer, Reacher, Pusher, InvertedPendulum,
