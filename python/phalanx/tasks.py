@@ -63,6 +63,16 @@ MAX_EPISODE_STEPS.update({"Reacher-v5": 50, "Pusher-v5": 100})
 
 _INF = float("inf")
 
+
+class _Default:
+    """Marker of an argument left out (max_episode_steps: the registration's; None: no limit)."""
+
+    def __repr__(self):
+        return "<registration default>"
+
+
+_DEFAULT = _Default()
+
 # each task's keyword arguments and Gymnasium's defaults
 DEFAULT_KWARGS = {
     "Ant-v5": dict(
@@ -160,6 +170,19 @@ _RESET_INFOS = {
     "Pusher-v5": (),
     "InvertedPendulum-v5": (),
     "InvertedDoublePendulum-v5": (),
+}
+
+# tasks whose control cost Gymnasium computes from the action itself, in the action's dtype
+# (float32 for its action space's samples): the weight's keyword argument and the form,
+# "cost" for w * sum(a^2) (reward_ctrl = -cost) or "term" for -sum(a^2) * w
+_ACTION_COST = {
+    "Ant-v5": ("ctrl_cost_weight", "cost"),
+    "HalfCheetah-v5": ("ctrl_cost_weight", "cost"),
+    "Hopper-v5": ("ctrl_cost_weight", "cost"),
+    "Walker2d-v5": ("ctrl_cost_weight", "cost"),
+    "Swimmer-v5": ("ctrl_cost_weight", "cost"),
+    "Reacher-v5": ("reward_control_weight", "term"),
+    "Pusher-v5": ("reward_control_weight", "term"),
 }
 
 # keyword arguments of Gymnasium's MujocoEnv that only concern rendering
@@ -330,15 +353,15 @@ class TaskVectorEnv(VectorEnv):
     """A Gymnasium MuJoCo v5 task over a phalanx Batch (made by :func:`make_vec`)."""
 
     def __init__(self, env_id, num_envs=1, num_threads=None, seed=0,
-                 autoreset_mode=AutoresetMode.NEXT_STEP, copy=True, max_episode_steps=None,
-                 **kwargs):
+                 autoreset_mode=AutoresetMode.NEXT_STEP, copy=True,
+                 max_episode_steps=_DEFAULT, **kwargs):
         from phalanx import Model
 
         _check_id(env_id)
         kw = _kwargs(env_id, kwargs)
         if num_threads is None:
             num_threads = os.cpu_count() or 1
-        if max_episode_steps is None:
+        if max_episode_steps is _DEFAULT:
             max_episode_steps = MAX_EPISODE_STEPS[env_id]
         self.env_id = env_id
         self.spec_kwargs = kw
@@ -352,6 +375,7 @@ class TaskVectorEnv(VectorEnv):
         self._order = _INFO_ORDER.get(env_id, self._step_names)
         n = int(num_envs) if isinstance(num_envs, numbers.Integral) else num_envs
         self._fresh = None
+        self._f32 = None  # the step's float32 actions, for the tasks of _ACTION_COST
         super().__init__(
             model, n, self._obs_fn, self._reward_fn, self._terminated_fn,
             info_fn=None, frame_skip=kw["frame_skip"], max_episode_steps=max_episode_steps,
@@ -387,7 +411,32 @@ class TaskVectorEnv(VectorEnv):
         return self._runner.obs
 
     def _reward_fn(self, batch, actions):
-        return self._runner.out[:, 0]
+        reward = np.array(self._runner.out[:, 0])
+        if self._f32 is not None:
+            # Gymnasium's control cost in float32 instead of C's float64
+            i = 2 + self._step_names.index("reward_ctrl")
+            reward += self._ctrl32().astype(np.float64) - self._runner.out[:, i]
+        return reward
+
+    def _ctrl32(self):
+        """reward_ctrl as Gymnasium computes it from float32 actions (a float32 array)."""
+        key, form = _ACTION_COST[self.env_id]
+        w = np.float32(self.spec_kwargs[key])
+        sq = np.square(self._f32).sum(axis=1)
+        return -(w * sq) if form == "cost" else -sq * w
+
+    def step(self, actions):
+        """Step every env ``frame_skip`` physics steps; returns Gymnasium's 5-tuple. With
+        float32 actions the control cost (and reward_ctrl) is computed in float32 from the
+        actions, as Gymnasium does; with float64 actions in float64."""
+        f32 = isinstance(actions, np.ndarray) and actions.dtype == np.float32
+        if f32 and self.env_id in _ACTION_COST and actions.shape == (self.num_envs,
+                                                                     self.model.nu):
+            self._f32 = actions
+        try:
+            return super().step(actions)
+        finally:
+            self._f32 = None
 
     def _terminated_fn(self, batch):
         return self._runner.out[:, 1] != 0
@@ -407,7 +456,9 @@ class TaskVectorEnv(VectorEnv):
         b = self.batch
         values = {}
         for name in names:
-            if name in self._step_names and not (mask & self._fresh).any():
+            if name == "reward_ctrl" and self._f32 is not None:
+                values[name] = self._ctrl32()
+            elif name in self._step_names and not (mask & self._fresh).any():
                 v = np.array(out[:, 2 + self._step_names.index(name)])
                 if self.env_id == "InvertedPendulum-v5":
                     v = v.astype(np.int64)
@@ -469,7 +520,8 @@ def make_vec(env_id, num_envs=1, num_threads=None, seed=0,
         copy: return fresh observation arrays (True) or a view the next call overwrites.
         **kwargs: the task's Gymnasium keyword arguments (reward weights, ranges,
             reset_noise_scale, the observation options, frame_skip, xml_file) and
-            ``max_episode_steps`` (Gymnasium's registration by default).
+            ``max_episode_steps`` (left out: Gymnasium's registration, 1000 or 50 for Reacher
+            or 100 for Pusher; None: no time limit).
     """
     _check_id(env_id)
     return TaskVectorEnv(env_id, num_envs=num_envs, num_threads=num_threads, seed=seed,
