@@ -123,6 +123,7 @@ def test_steps_like_gymnasium_from_the_same_state(task):
             break
 
 
+@pytest.mark.filterwarnings("ignore:.*render_mode")  # gymnasium.make's own note on the mode
 def test_render_modes_refused():
     env = make("Hopper-v5", render_mode=None)
     env.reset(seed=0)
