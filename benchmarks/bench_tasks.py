@@ -35,7 +35,9 @@ Usage: bench_tasks.py [--quick] [--tasks Ant-v5,...] [--sizes 1,4,...] [--thread
                       [--budget 0.5] [--rounds 3] [--async-max 8] [--md FILE]
 Default: the eleven tasks at N = 1, 4, 16, 64, 256, 1024, 4096. --quick: HalfCheetah, Hopper,
 Ant and Humanoid at N = 1, 16, 256, 1024. Building Gymnasium's envs dominates the run time at
-large N (about 10-20 ms and 1 MB per env); ``--gym-max N`` skips gym-sync above N.
+large N (about 10-20 ms and 1 MB per env); ``--gym-max N`` skips gym-sync above N. A contender
+whose envs would not fit in the memory left (from its resident bytes per env at a smaller N) is
+left out with a note on stderr. ``--tables-from LOG ...`` prints the tables of saved JSON lines.
 """
 
 import argparse
@@ -134,11 +136,37 @@ def contenders(task, num_envs, args):
 
 
 _NOTED = []
+_MEMAVAIL_FLOOR = 4 << 30  # keep 4 GiB free (the machine may be shared)
+
+
+def _meminfo(key):
+    """A /proc/meminfo or /proc/self/status entry in bytes (0 where unavailable)."""
+    path = "/proc/meminfo" if key == "MemAvailable" else "/proc/self/status"
+    try:
+        with open(path) as f:
+            for line in f:
+                if line.startswith(key + ":"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
+# (task, contender) -> largest resident bytes per env seen at N >= 16, to skip a contender whose
+# envs would not fit in the memory left (the contenders of one size are alive together)
+_PER_ENV = {}
 
 
 def bench(task, num_envs, args):
     built, build_s = [], {}
     for name, factory in contenders(task, num_envs, args):
+        need = _PER_ENV.get((task, name), 0) * num_envs
+        avail = _MEMAVAIL_FLOOR and _meminfo("MemAvailable")
+        if need and avail and need > avail - _MEMAVAIL_FLOOR:
+            print(f"# {task} N={num_envs}: {name} left out: about {need / 2**30:.1f} GiB needed, "
+                  f"{avail / 2**30:.1f} GiB available", file=sys.stderr)
+            continue
+        rss0 = _meminfo("VmRSS")
         t0 = time.perf_counter()
         try:
             built.append(factory())
@@ -147,6 +175,9 @@ def bench(task, num_envs, args):
                   file=sys.stderr)
             continue
         build_s[name] = time.perf_counter() - t0
+        if num_envs >= 16:
+            per_env = max(_meminfo("VmRSS") - rss0, 0) / num_envs
+            _PER_ENV[(task, name)] = max(_PER_ENV.get((task, name), 0), per_env)
     rates = {c.name: [] for c in built}
     for r in range(args.rounds):
         order = built[r % len(built):] + built[:r % len(built)] if built else []
@@ -235,11 +266,24 @@ def main(argv=None):
     p.add_argument("--async-max", type=int, default=8, help="largest N for gym-async")
     p.add_argument("--gym-max", type=int, default=None, help="largest N for gym-sync")
     p.add_argument("--md", help="also write the Markdown tables to this file")
+    p.add_argument("--tables-from", nargs="+", metavar="LOG",
+                   help="only print the tables of the JSON lines of earlier runs (in order)")
     args = p.parse_args(argv)
+    args.threads = [int(t) for t in args.threads.split(",")]
+    if args.tables_from:
+        rows = []
+        for path in args.tables_from:
+            with open(path) as f:
+                rows += [json.loads(line) for line in f if line.startswith("{")]
+        text = tables(rows, args.threads)
+        print(text)
+        if args.md:
+            with open(args.md, "w") as f:
+                f.write(text)
+        return
     tasks = args.tasks.split(",") if args.tasks else (QUICK_TASKS if args.quick else TASKS)
     sizes = ([int(s) for s in args.sizes.split(",")] if args.sizes
              else (QUICK_SIZES if args.quick else SIZES))
-    args.threads = [int(t) for t in args.threads.split(",")]
     bad = [t for t in tasks if t not in TASKS]
     if bad:
         p.error(f"unknown task(s) {bad}; expected some of {TASKS}")
