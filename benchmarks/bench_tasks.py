@@ -14,7 +14,8 @@ machine hits them alike.
 Contenders (whichever import):
 
 * ``phalanx[T]``: ``phalanx.make_vec(task, num_envs=N, num_threads=T)`` (its C task kernels on
-  phalanx's batch; default ``copy=True``), T = 1 and 2;
+  phalanx's batch; default ``copy=True``), T = 1 (``num_threads=0``: the calling thread, no
+  pool) and 2 (a pool of two threads);
 * ``gym-sync``: ``gymnasium.make_vec(task, N, vectorization_mode="sync")``, Gymnasium's
   SyncVectorEnv over its own MuJoCo envs (one core), at every N;
 * ``gym-async``: the same with ``vectorization_mode="async"`` (one worker process per env), up
@@ -34,7 +35,9 @@ Usage: bench_tasks.py [--quick] [--tasks Ant-v5,...] [--sizes 1,4,...] [--thread
                       [--budget 0.5] [--rounds 3] [--async-max 8] [--md FILE]
 Default: the eleven tasks at N = 1, 4, 16, 64, 256, 1024, 4096. --quick: HalfCheetah, Hopper,
 Ant and Humanoid at N = 1, 16, 256, 1024. Building Gymnasium's envs dominates the run time at
-large N (about 10-20 ms and 1 MB per env); ``--gym-max N`` skips gym-sync above N.
+large N (about 10-20 ms and 1 MB per env); ``--gym-max N`` skips gym-sync above N. A contender
+whose envs would not fit in the memory left (from its resident bytes per env at a smaller N) is
+left out with a note on stderr. ``--tables-from LOG ...`` prints the tables of saved JSON lines.
 """
 
 import argparse
@@ -102,9 +105,11 @@ def contenders(task, num_envs, args):
 
         if hasattr(phalanx, "make_vec"):
             for t in args.threads:
+                # one thread is the caller's (num_threads=0: no pool); T > 1 is a pool of T
                 out.append((f"phalanx[{t}]", lambda t=t: Contender(
-                    f"phalanx[{t}]", phalanx.make_vec(task, num_envs=num_envs, num_threads=t,
-                                                      seed=0), num_envs)))
+                    f"phalanx[{t}]", phalanx.make_vec(task, num_envs=num_envs,
+                                                      num_threads=t if t > 1 else 0, seed=0),
+                    num_envs)))
     except ImportError:
         pass
     import gymnasium
@@ -123,14 +128,45 @@ def contenders(task, num_envs, args):
                 f"envpool[{t}]", envpool.make_gymnasium(
                     envpool_id(task), num_envs=num_envs, batch_size=num_envs, num_threads=t,
                     seed=0), num_envs, np.float64, seeded=False)))
-    except ImportError:
-        pass
+    except ImportError as e:
+        if not _NOTED:
+            print(f"# EnvPool left out: it does not import ({e})", file=sys.stderr)
+            _NOTED.append(True)
     return out
+
+
+_NOTED = []
+_MEMAVAIL_FLOOR = 4 << 30  # keep 4 GiB free (the machine may be shared)
+
+
+def _meminfo(key):
+    """A /proc/meminfo or /proc/self/status entry in bytes (0 where unavailable)."""
+    path = "/proc/meminfo" if key == "MemAvailable" else "/proc/self/status"
+    try:
+        with open(path) as f:
+            for line in f:
+                if line.startswith(key + ":"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
+# (task, contender) -> largest resident bytes per env seen at N >= 16, to skip a contender whose
+# envs would not fit in the memory left (the contenders of one size are alive together)
+_PER_ENV = {}
 
 
 def bench(task, num_envs, args):
     built, build_s = [], {}
     for name, factory in contenders(task, num_envs, args):
+        need = _PER_ENV.get((task, name), 0) * num_envs
+        avail = _MEMAVAIL_FLOOR and _meminfo("MemAvailable")
+        if need and avail and need > avail - _MEMAVAIL_FLOOR:
+            print(f"# {task} N={num_envs}: {name} left out: about {need / 2**30:.1f} GiB needed, "
+                  f"{avail / 2**30:.1f} GiB available", file=sys.stderr)
+            continue
+        rss0 = _meminfo("VmRSS")
         t0 = time.perf_counter()
         try:
             built.append(factory())
@@ -139,6 +175,9 @@ def bench(task, num_envs, args):
                   file=sys.stderr)
             continue
         build_s[name] = time.perf_counter() - t0
+        if num_envs >= 16:
+            per_env = max(_meminfo("VmRSS") - rss0, 0) / num_envs
+            _PER_ENV[(task, name)] = max(_PER_ENV.get((task, name), 0), per_env)
     rates = {c.name: [] for c in built}
     for r in range(args.rounds):
         order = built[r % len(built):] + built[:r % len(built)] if built else []
@@ -205,6 +244,14 @@ def tables(rows, threads):
         rt = ratios(row, threads)
         lines.append(f"| {row['task']} | {row['num_envs']} | "
                      + " | ".join(f"{rt[k]:.2f}" if k in rt else "-" for k in rnames) + " |")
+    # the issue's goals: >= 10x Gymnasium's best vector env, >= 2x EnvPool, at equal cores
+    lines += ["", "### Goals", "", "| ratio | goal | rows meeting it | median | min | max |",
+              "|---|---:|---:|---:|---:|---:|"]
+    for k in rnames:
+        vals = [ratios(row, threads)[k] for row in rows if k in ratios(row, threads)]
+        goal = 2.0 if "envpool" in k else 10.0
+        lines.append(f"| {k} | {goal:g} | {sum(v >= goal for v in vals)} / {len(vals)} | "
+                     f"{statistics.median(vals):.2f} | {min(vals):.2f} | {max(vals):.2f} |")
     return "\n".join(lines) + "\n"
 
 
@@ -219,11 +266,24 @@ def main(argv=None):
     p.add_argument("--async-max", type=int, default=8, help="largest N for gym-async")
     p.add_argument("--gym-max", type=int, default=None, help="largest N for gym-sync")
     p.add_argument("--md", help="also write the Markdown tables to this file")
+    p.add_argument("--tables-from", nargs="+", metavar="LOG",
+                   help="only print the tables of the JSON lines of earlier runs (in order)")
     args = p.parse_args(argv)
+    args.threads = [int(t) for t in args.threads.split(",")]
+    if args.tables_from:
+        rows = []
+        for path in args.tables_from:
+            with open(path) as f:
+                rows += [json.loads(line) for line in f if line.startswith("{")]
+        text = tables(rows, args.threads)
+        print(text)
+        if args.md:
+            with open(args.md, "w") as f:
+                f.write(text)
+        return
     tasks = args.tasks.split(",") if args.tasks else (QUICK_TASKS if args.quick else TASKS)
     sizes = ([int(s) for s in args.sizes.split(",")] if args.sizes
              else (QUICK_SIZES if args.quick else SIZES))
-    args.threads = [int(t) for t in args.threads.split(",")]
     bad = [t for t in tasks if t not in TASKS]
     if bad:
         p.error(f"unknown task(s) {bad}; expected some of {TASKS}")

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Single-env Gymnasium registrations of phalanx's MuJoCo v5 tasks: ``gymnasium.make("phalanx/Ant-v5")``.
+"""Single-env Gymnasium registrations of phalanx's MuJoCo v5 tasks (gymnasium.make("phalanx/Ant-v5")).
 
 Importing phalanx registers the eleven ids ``phalanx/<Task>-v5`` (Ant, HalfCheetah, Hopper,
 Walker2d, Humanoid, HumanoidStandup, Swimmer, Reacher, Pusher, InvertedPendulum,
@@ -138,8 +138,11 @@ class TaskEnv(gymnasium.Env):
         # a terminated env steps on, as Gymnasium's MuJoCo envs do (the vector env's DISABLED
         # mode would refuse it until a reset)
         self._vec._autoreset[:] = False
-        obs, reward, terminated, truncated, infos = self._vec.step(
-            a.astype(np.float64, copy=False)[None])
+        # the action keeps its dtype: Gymnasium computes the control cost in it (float32 for
+        # samples of the action space)
+        if a.dtype.kind != "f":
+            a = a.astype(np.float64)
+        obs, reward, terminated, truncated, infos = self._vec.step(a[None])
         return (obs[0], float(reward[0]), bool(terminated[0]), bool(truncated[0]),
                 self._unbatch(infos))
 
