@@ -494,6 +494,11 @@ class TaskVectorEnv(VectorEnv):
         """Set world ``index``'s state (as mj_setState would), run forward on it and refresh
         its observation; the world's flags are not cleared."""
         self._check_open("set_state")
+        if (isinstance(index, bool) or not isinstance(index, numbers.Integral)
+                or not 0 <= index < self.num_envs):
+            raise ValueError(
+                f"set_state: index must be an int in [0, {self.num_envs}), got {index!r}"
+            )
         b = self.batch
         b.qpos[index] = qpos
         b.qvel[index] = qvel

@@ -478,3 +478,15 @@ def test_copy_false(mode):
                 out += [np.stack(infos["final_obs"][infos["_final_obs"]])]
     for x, y in zip(*outs, strict=True):
         assert np.array_equal(x, y)
+
+
+def test_set_state_errors():
+    env = phalanx.make_vec("Hopper-v5", num_envs=2, num_threads=0)
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match="index"):
+        env.set_state(2, np.zeros(6), np.zeros(6))
+    with pytest.raises(ValueError):
+        env.set_state(0, np.zeros(5), np.zeros(6))
+    env.close()
+    with pytest.raises(RuntimeError, match="closed"):
+        env.set_state(0, np.zeros(6), np.zeros(6))
