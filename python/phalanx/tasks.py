@@ -206,7 +206,7 @@ def _gymnasium_assets():
 def model_path(env_id, xml_file=None):
     """Path of the MJCF file of a task: xml_file if given (a path, or a name in the model
     folder), else the package's copy of Gymnasium's model, else Gymnasium's own asset."""
-    name = MODEL_FILES[env_id] if xml_file is None else os.fspath(xml_file)
+    name = MODEL_FILES[env_id] if xml_file is None else os.path.expanduser(os.fspath(xml_file))
     if xml_file is not None and os.path.exists(name):
         return name
     packaged = os.path.join(os.path.dirname(__file__), "assets", "gymnasium", name)
