@@ -72,12 +72,18 @@ conformance: build
 gpu-check: build gpu-test
 	$(PYTEST) -q tests/vulkan --full
 
+# bench_tasks.py's full sweep (11 tasks x 7 sizes) takes about half an hour: BENCH_TASKS_ARGS=
+BENCH_TASKS_ARGS ?= --quick
+
 bench: build
 	$(PY) benchmarks/bench_compile.py
 	$(PY) benchmarks/bench_step.py
 	$(PY) benchmarks/bench_step.py --constraints
 	$(PY) benchmarks/bench_batch.py
 	$(PY) benchmarks/bench_collision.py
+	@$(PY) -m pip install -q -r requirements-bench.txt >/dev/null 2>&1 \
+	  || echo "bench: EnvPool could not be installed; bench_tasks.py leaves it out"
+	$(PY) benchmarks/bench_tasks.py $(BENCH_TASKS_ARGS)
 
 lint: setup
 	@clang-format --dry-run --Werror $$(find csrc tests/c -name '*.c' -o -name '*.h' | grep -v spirv/)

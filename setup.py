@@ -98,6 +98,6 @@ setup(
     ext_modules=[ext],
     package_dir={"": "python"},
     packages=["phalanx"],
-    package_data={"phalanx": ["assets/*.xml"]},
+    package_data={"phalanx": ["assets/*.xml", "assets/gymnasium/*.xml", "assets/gymnasium/README.md"]},
     cmdclass={"build_ext": BuildExt},
 )

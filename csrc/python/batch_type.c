@@ -767,3 +767,19 @@ int py_addBatchType(PyObject* mod) {
   }
   return 0;
 }
+
+pxBatch* py_batchAcquire(PyObject* obj, const char* fn) {
+  if (!PyObject_TypeCheck(obj, &BatchType)) {
+    PyErr_Format(PyExc_TypeError, "%s: expected a phalanx._core.Batch, got %s", fn,
+                 Py_TYPE(obj)->tp_name);
+    return NULL;
+  }
+  BatchObject* self = (BatchObject*)obj;
+  if (!batchReady(self, fn)) return NULL;
+  self->busy = 1;
+  return self->b;
+}
+
+void py_batchRelease(PyObject* obj) {
+  ((BatchObject*)obj)->busy = 0;
+}

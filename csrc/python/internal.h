@@ -6,6 +6,7 @@
 
 #include <Python.h>
 
+#include "px/pxbatch.h"
 #include "px/pxmodel.h"
 #include "px/pxstatus.h"
 
@@ -20,5 +21,13 @@ pxModel* py_modelOf(PyObject* obj, const char* fn);
 
 // Ready the Batch type and add it to the module (batch_type.c); 0 on success.
 int py_addBatchType(PyObject* mod);
+
+// The pxBatch of a phalanx._core.Batch, marked busy (release with py_batchRelease), or NULL
+// with a TypeError or RuntimeError naming fn (batch_type.c).
+pxBatch* py_batchAcquire(PyObject* obj, const char* fn);
+void py_batchRelease(PyObject* obj);
+
+// Ready the TaskRunner type and add it to the module (task_type.c); 0 on success.
+int py_addTaskType(PyObject* mod);
 
 #endif  // PX_PYTHON_INTERNAL_H_

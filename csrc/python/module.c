@@ -2560,7 +2560,7 @@ PyMODINIT_FUNC PyInit__core(void) {
   }
   if (addType(mod, &ModelType, "Model") < 0 || addType(mod, &DataType, "Data") < 0 ||
       addType(mod, &VulkanType, "Vulkan") < 0 || py_addBatchType(mod) < 0 ||
-      PyType_Ready(&SubType) < 0 ||
+      py_addTaskType(mod) < 0 || PyType_Ready(&SubType) < 0 ||
       addError(mod, &s->MJCFError, "MJCFError", PyExc_ValueError) < 0 ||
       addError(mod, &s->ArenaError, "ArenaError", PyExc_RuntimeError) < 0 ||
       addError(mod, &s->VulkanError, "VulkanError", PyExc_RuntimeError) < 0 ||

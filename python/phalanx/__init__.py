@@ -21,6 +21,10 @@ from phalanx._core import (
     VulkanError,
     vulkan_available,
 )
+from phalanx.gym_envs import register_envs as _register_envs
+
+# gymnasium.make("phalanx/Ant-v5") and the ten other Gymnasium MuJoCo v5 tasks
+_register_envs()
 
 __all__ = [
     "Model",
@@ -30,6 +34,7 @@ __all__ = [
     "BATCH_MODEL_PARAMS",
     "BATCH_DERIVED_PARAMS",
     "VectorEnv",
+    "make_vec",
     "ObjType",
     "kinematics",
     "collision",
@@ -690,4 +695,8 @@ def __getattr__(name):
         from phalanx.vector import VectorEnv
 
         return VectorEnv
+    if name == "make_vec":
+        from phalanx.tasks import make_vec
+
+        return make_vec
     raise AttributeError(f"module 'phalanx' has no attribute {name!r}")

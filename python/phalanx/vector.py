@@ -186,8 +186,9 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         self.single_action_space = spaces.Box(low, high, (nu,), np.float64)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
 
-        self.batch.reset(qpos_noise=self.qpos_noise, qvel_noise=self.qvel_noise)
-        self.batch.forward()
+        self._elapsed = np.zeros(self.num_envs, dtype=np.int64)
+        self._autoreset = np.zeros(self.num_envs, dtype=np.bool_)
+        self._init_worlds()
         obs = np.asarray(obs_fn(self.batch))
         if obs.ndim < 1 or obs.shape[0] != self.num_envs:
             raise ValueError(
@@ -198,9 +199,6 @@ class VectorEnv(gymnasium.vector.VectorEnv):
             observation_space = spaces.Box(-np.inf, np.inf, obs.shape[1:], obs.dtype)
         self.single_observation_space = observation_space
         self.observation_space = batch_space(observation_space, self.num_envs)
-
-        self._elapsed = np.zeros(self.num_envs, dtype=np.int64)
-        self._autoreset = np.zeros(self.num_envs, dtype=np.bool_)
 
     # ---- helpers ------------------------------------------------------------------------------
 
@@ -231,6 +229,14 @@ class VectorEnv(gymnasium.vector.VectorEnv):
             one[i] = True
             self.batch.seed((int(s) - i) % (1 << 64), one)  # world i draws from seed + i
             one[i] = False
+
+    def _init_worlds(self):
+        self.batch.reset(qpos_noise=self.qpos_noise, qvel_noise=self.qvel_noise)
+        self.batch.forward()
+
+    def _step_worlds(self, stepping):
+        self.batch.step(self.frame_skip, mask=None if stepping.all() else stepping,
+                        ctrl_noise=self.ctrl_noise)
 
     def _reset_worlds(self, mask):
         self.batch.reset(mask, qpos_noise=self.qpos_noise, qvel_noise=self.qvel_noise)
@@ -319,8 +325,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         b = self.batch
         ctrl = b.ctrl
         ctrl[stepping] = actions[stepping]
-        b.step(self.frame_skip, mask=None if stepping.all() else stepping,
-               ctrl_noise=self.ctrl_noise)
+        self._step_worlds(stepping)
         self._elapsed[stepping] += 1
 
         obs = self._observe()
