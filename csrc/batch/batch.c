@@ -98,7 +98,8 @@ pxBatch* pxb_make(pxModel* m, int nworld, int nthread, uint64_t seed, pxStatus* 
     PX_FAIL(st, PX_ERR_NOMEM, "out of memory allocating %d worlds", nworld);
     return NULL;
   }
-  b->worlds = px_makeWorlds(m, nworld, st);
+  // the solver and collision scratch once per thread, not per world (px_makeWorldsSlots)
+  b->worlds = px_makeWorldsSlots(m, nworld, nchunk, st);
   if (!b->worlds) {
     pxb_free(b);
     return NULL;
@@ -173,7 +174,7 @@ static int stepWorld(const taskArgs* a, int w, int chunk) {
   pxModel mw;
   const pxModel* m = pxb_worldModel(b, w, &mw);
   pxData d;
-  px_worldView(b->worlds, w, &d);
+  px_worldViewSlot(b->worlds, w, chunk, &d);
   if (a->ctrl_noise > 0) {
     uint64_t* s = b->rng + 4 * (size_t)w;
     for (int i = 0; i < m->nu; i++) d.ctrl[i] += a->ctrl_noise * pxb_rngSymmetric(s);
@@ -199,7 +200,7 @@ static int stepWorld(const taskArgs* a, int w, int chunk) {
   }
   if (flags && b->autoreset) {
     resetWorld(b, m, w, b->autokey, b->autoqpos, b->autoqvel);
-    px_worldView(b->worlds, w, &d);
+    px_worldViewSlot(b->worlds, w, chunk, &d);
     d.time = b->worlds->time[w];
     if (px_forward(m, &d, &d.status) != PX_OK) {
       flags |= PX_BFLAG_ERROR;
@@ -271,7 +272,7 @@ static void forwardTask(void* ctx, int begin, int end, int chunk) {
   for (int w = begin; w < end; w++) {
     if (a->mask && !a->mask[w]) continue;
     pxData d;
-    px_worldView(b->worlds, w, &d);
+    px_worldViewSlot(b->worlds, w, chunk, &d);
     d.time = b->worlds->time[w];
     pxModel mw;
     if (px_forward(pxb_worldModel(b, w, &mw), &d, &d.status) != PX_OK) {
