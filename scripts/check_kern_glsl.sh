@@ -5,7 +5,8 @@
 #   - every OpFAdd/OpFSub/OpFMul/OpFDiv carries the NoContraction decoration;
 #   - no GLSL.std.450 Sin/Cos/Tan/Asin/Acos/Atan/Atan2/Exp/Exp2/Log/Log2/Pow/InverseSqrt/Fma;
 #   - the fp32 module declares neither the Float64 nor the Int64 capability.
-# Then compiles the stage headers no shader includes yet (csrc/kern/tendon.h, transmission.h)
+# Then compiles the stage headers no shader includes yet (csrc/kern/tendon.h, transmission.h,
+# sensor.h, ...)
 # through shaders/layout.glsl and lints them with scripts/spirv_lint.py --strict.
 # Needs glslc and spirv-dis (Debian: glslc, spirv-tools). Exits nonzero on any violation.
 set -euo pipefail
@@ -377,6 +378,26 @@ void main() {
 }
 EOF
 check_stage tasks "tasks/tasks.h" -O0 -O
+# the sensor stages (csrc/kern/sensor.h) through the generated layout (its sensordata and the
+# collision scratch of the geom distance sensors), fp64 and fp32, -O0 (as collision: spirv-opt
+# crashes on the whole collision code at -O), linted --strict; needs the layout regenerated with
+# sensordata
+stage_shader sensor
+cat >>"$tmp/sensor_check.comp" <<'EOF'
+#include "kern/collide.h"
+#include "kern/sensor.h"
+void main() {
+  PX_CHECK_BEGIN();
+  pxl_collisionWorld(p);
+  if (pxk_sensorNeeds(PXK_SN_SUBTREEVEL) == 1) pxk_subtreeVel();
+  PX_SYNC();
+  pxk_sensorPos(D(qpos, 0));
+  pxk_sensorVel();
+  pxk_sensorAcc();
+  D(qvel, 0) = PX_TOREAL(pxk_sensorSupported(0));
+}
+EOF
+check_stage sensor "sensor.h" -O0
 
 if [ "$fail" != 0 ]; then
   echo "check_kern_glsl: FAILED"

@@ -665,7 +665,19 @@ static pxtStatus lrStep(const pxModel* m, pxData* d, int i, int side, const pxLR
   return PX_OK;
 }
 
+static pxtStatus lengthRange(pxModel* m, pxData* d, int i, const pxLROpt* opt, pxStatus* st);
+
+// the simulation runs with sensors disabled: MuJoCo's computes them, but they are outputs that
+// change nothing the range reads, and sensor types phalanx does not compute would refuse it
 pxtStatus px_setLengthRange(pxModel* m, pxData* d, int i, const pxLROpt* opt, pxStatus* st) {
+  int save = m->opt.disableflags;
+  m->opt.disableflags |= PX_DSBL_SENSOR;
+  pxtStatus code = lengthRange(m, d, i, opt, st);
+  m->opt.disableflags = save;
+  return code;
+}
+
+static pxtStatus lengthRange(pxModel* m, pxData* d, int i, const pxLROpt* opt, pxStatus* st) {
   if (i < 0 || i >= m->nu) return PX_FAIL(st, PX_ERR_ARG, "invalid actuator index %d", i);
   if (!px_lengthRangeNeeded(m, i, opt)) return PX_OK;
   int out = m->actuator_outadr[i], id = m->actuator_trnid[2 * i], trn = m->actuator_trntype[i];

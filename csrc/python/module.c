@@ -849,6 +849,7 @@ static PyObject* runStatusStage(PyObject* args, const char* fn, statusStageFn f)
   pxStatus st;
   px_statusClear(&st);
   pxtStatus code;
+  dob->d.time = dob->worlds->time[0];  // the clock sensor reads it
   PX_RUN_CLAIMED(dob, (ModelObject*)model, fn, code = f(m, &dob->d, &st))
   if (code != PX_OK) return py_raise(&st);
   Py_RETURN_NONE;

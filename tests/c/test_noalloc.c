@@ -2,9 +2,10 @@
 // px_forward and px_step allocate nothing: every heap call of the library is routed through
 // counting wrappers (the test is linked with -Wl,--wrap=malloc,... by mk/noalloc.mk, which
 // rewrites the library's references to malloc into __wrap_malloc and so on), and the counter
-// must not move while a world runs forward passes and steps with every integrator, nor while a
-// batch steps, resets and runs forward with per-world parameters and the automatic reset. A
-// control test proves the wrappers are live (px_makeWorlds is counted).
+// must not move while a world runs forward passes and steps with every integrator (sensors of
+// every stage included), nor while a batch steps, resets and runs forward with per-world
+// parameters and the automatic reset. A control test proves the wrappers are live (px_makeWorlds
+// is counted).
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,12 +62,12 @@ static const char* kXML =
     "<mujoco>"
     "  <option timestep='0.002'><flag constraint='disable'/></option>"
     "  <worldbody>"
-    "    <body pos='0 0 1'><freejoint/><geom type='box' size='0.1 0.2 0.3'/>"
+    "    <body pos='0 0 1'><freejoint/><geom name='g0' type='box' size='0.1 0.2 0.3'/>"
     "      <site name='s0' pos='0.1 0 0'/>"
-    "      <body pos='0.2 0 0'><joint type='ball'/><geom type='capsule' size='0.05'"
+    "      <body name='b1' pos='0.2 0 0'><joint type='ball'/><geom type='capsule' size='0.05'"
     "            fromto='0 0 0 0.3 0 0'/>"
-    "        <body pos='0.3 0 0'><joint name='h' type='hinge' axis='0 1 0'/>"
-    "          <geom type='sphere' size='0.05'/><site name='s1' pos='0 0 0.1'/>"
+    "        <body pos='0.3 0 0'><joint name='h' type='hinge' axis='0 1 0' range='-1 1'/>"
+    "          <geom name='g2' type='sphere' size='0.05'/><site name='s1' pos='0 0 0.1'/>"
     "          <body><joint name='sl' type='slide' axis='1 0 0'/><geom size='0.03'/></body>"
     "        </body>"
     "      </body>"
@@ -76,6 +77,12 @@ static const char* kXML =
     "    <fixed armature='0.2'><joint joint='h' coef='1'/><joint joint='sl' coef='0.5'/></fixed>"
     "    <spatial armature='0.1'><site site='s0'/><site site='s1'/></spatial>"
     "  </tendon>"
+    "  <sensor>"
+    "    <touch site='s0'/><accelerometer site='s1'/><force site='s1'/><gyro site='s0'/>"
+    "    <framepos objtype='body' objname='b1' reftype='site' refname='s0'/>"
+    "    <subtreelinvel body='b1'/><subtreeangmom body='b1'/><e_potential/><e_kinetic/>"
+    "    <jointlimitpos joint='h'/><distance geom1='g0' geom2='g2' cutoff='1'/><clock/>"
+    "  </sensor>"
     "</mujoco>";
 
 //---------------------------------- tests ---------------------------------------------------------

@@ -363,9 +363,11 @@ pxtStatus px_lengthRangeAll(pxModel* m, pxData* d, const pxLROpt* opt, pxStatus*
 pxtStatus px_forwardCheck(const pxModel* m, pxStatus* st);
 
 // PX_OK when px_forward (the CPU, with the constraint stage) supports this model and its
-// options, or the unsupported feature in st (the sparse Jacobian, flex equalities and geom pairs
-// without a collider are refused by name).
+// options, or the unsupported feature in st (the sparse Jacobian, flex equalities, geom pairs
+// without a collider and the sensor types not computed are refused by name).
 pxtStatus px_forwardCheckCPU(const pxModel* m, pxStatus* st);
+// ... without the sensors (px_sensorCheck): what the dynamics of px_forward needs
+pxtStatus px_dynamicsCheckCPU(const pxModel* m, pxStatus* st);
 
 // Forward dynamics of one world (mj_forward): position, velocity, actuation and acceleration
 // stages, then collision, constraint rows (efc_*), constraint islands and the Newton solver (per
@@ -418,6 +420,20 @@ int px_constraintFree(const pxModel* m);
 // refuses.
 pxtStatus px_rnePostConstraintCheck(const pxModel* m, pxStatus* st);
 pxtStatus px_rnePostConstraint(const pxModel* m, pxData* d, pxStatus* st);
+// ... without the check (the model passed px_forwardCheckCPU)
+void px_rnePostConstraintRun(const pxModel* m, pxData* d);
+
+// Sensors (CPU executor of csrc/kern/sensor.h, MuJoCo's mj_sensorPos/Vel/Acc): px_sensorCheck
+// refuses by name the sensor types not computed (rangefinder, contact, tactile, plugin) and
+// sensor history; px_sensors computes sensordata after a forward pass (px_forward calls it) with
+// the lazily computed energy, subtree velocities and mj_rnePostConstraint; ke_in is energy[1] as
+// it was when the forward pass started (an e_kinetic sensor with the energy flag reads it, as
+// MuJoCo's does).
+pxtStatus px_sensorCheck(const pxModel* m, pxStatus* st);
+void px_sensors(const pxModel* m, pxData* d, double ke_in);
+
+// px_forward with skipsensor nonzero: no sensor (mj_forwardSkip, as RK4's inner passes run it)
+pxtStatus px_forwardSkip(const pxModel* m, pxData* d, int skipsensor, pxStatus* st);
 
 // mj_rne: result (nv) = the inverse-dynamics bias (flg_acc = 0) or, with flg_acc, M qacc + bias;
 // uses the scratch rne_cacc and rne_cfrc. Refused with the sleep enable flag.
