@@ -378,6 +378,27 @@ void main() {
 }
 EOF
 check_stage tasks "tasks/tasks.h" -O0 -O
+# ray casting (csrc/kern/ray.h): mj_ray over every geom type, through the generated layout
+stage_shader ray kern/ray.h
+cat >>"$tmp/ray_check.comp" <<'EOF'
+void main() {
+  PX_CHECK_BEGIN();
+  precise PX_REAL pnt[3];
+  precise PX_REAL vec[3];
+  for (int k = 0; k < 3; k++) {
+    pnt[k] = D(qpos, k);
+    vec[k] = D(qvel, k);
+  }
+  int grp[6] = int[6](1, 1, 1, 1, 1, 1);
+  int gid[1];
+  precise PX_REAL nrm[3];
+  precise PX_REAL x = pxk_ray(pnt, vec, grp, 1, 1, -1, gid, nrm);
+  D(qacc, 0) = x;
+  for (int k = 0; k < 3; k++) D(qacc, 1 + k) = nrm[k];
+}
+EOF
+check_stage ray "ray.h" -O0 -O
+
 # the sensor stages (csrc/kern/sensor.h) through the generated layout (its sensordata and the
 # collision scratch of the geom distance sensors), fp64 and fp32, -O0 (as collision: spirv-opt
 # crashes on the whole collision code at -O), linted --strict; needs the layout regenerated with

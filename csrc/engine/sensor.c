@@ -164,7 +164,9 @@ pxtStatus px_sensorCheck(const pxModel* m, pxStatus* st) {
   if (m->opt.disableflags & PX_DSBL_SENSOR) return PX_OK;
   static const char* names[] = {[PX_SENS_RANGEFINDER] = "rangefinder",
                                 [PX_SENS_CONTACT] = "contact",
-                                [PX_SENS_TACTILE] = "tactile",
+                                [PX_SENS_TACTILE] =
+                                    "tactile (it needs the signed distance fields of meshes, "
+                                    "their octrees, and mesh normals, which phalanx lacks)",
                                 [PX_SENS_PLUGIN] = "plugin"};
   for (int i = 0; i < m->nsensor; i++) {
     int t = m->sensor_type[i];

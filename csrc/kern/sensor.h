@@ -9,9 +9,10 @@
 // velocity stage, mj_rnePostConstraint for the accelerometer, force, torque, frame acceleration
 // sensors and user sensors of the acceleration stage). The clock reading is the time argument.
 //
-// Sensors that read constraint rows or contacts (joint and tendon limit sensors, touch) exist on
-// the CPU only (their data, csrc/kern/constraint.h, is not on the GPU). rangefinder, contact,
-// tactile and plugin sensors are not computed: the executors refuse models holding them.
+// Sensors that read constraint rows or contacts (joint and tendon limit sensors, touch, contact)
+// and the rangefinder exist on the CPU only (their data, csrc/kern/constraint.h, and the ray
+// casts of sensor_ray.h are not on the GPU). Tactile and plugin sensors are not computed: the
+// executors refuse models holding them.
 // User sensors are zero (MuJoCo leaves them to a callback phalanx does not have).
 //
 //   reads:  m->sensor_*, object frames and velocities (xpos, xquat, xipos, site_xpos, cvel,
@@ -51,11 +52,9 @@
 // executor; 0 for the types no executor computes and, on the GPU, the CPU-only ones
 PX_FN int pxk_sensorSupported(PX_MDC int i) {
   int t = M(sensor_type, i);
-  if (t == PX_SENS_RANGEFINDER || t == PX_SENS_CONTACT || t == PX_SENS_TACTILE ||
-      t == PX_SENS_PLUGIN) {
-    return 0;
-  }
+  if (t == PX_SENS_TACTILE || t == PX_SENS_PLUGIN) return 0;
 #ifdef PX_KERN_GLSL
+  if (t == PX_SENS_RANGEFINDER || t == PX_SENS_CONTACT) return 0;
   if (t == PX_SENS_TOUCH || t == PX_SENS_JOINTLIMITPOS || t == PX_SENS_JOINTLIMITVEL ||
       t == PX_SENS_JOINTLIMITFRC || t == PX_SENS_TENDONLIMITPOS || t == PX_SENS_TENDONLIMITVEL ||
       t == PX_SENS_TENDONLIMITFRC) {
@@ -197,6 +196,11 @@ PX_FN int pxk_snInsideSite(PX_MDC int s, PX_IN(PX_REAL, point, 3)) {
 // copy n elements of the actuator output array `field` from output adr into sensordata at oa
 #define PXK_SN_COPYOUT(field, adr, oa, n) \
   for (int k_ = 0; k_ < (n); k_++) D(sensordata, (oa) + k_) = D(field, (adr) + k_)
+
+// the rangefinder and contact sensors (CPU only)
+#ifndef PX_KERN_GLSL
+#include "kern/sensor_ray.h"
+#endif
 
 //---------------------------------- position stage ------------------------------------------------
 
@@ -389,6 +393,8 @@ PX_FN void pxk_snPos(PX_MDC int i, PX_REAL time) {
     PXR v = PX_R(0.0);
     if (j >= 0) v = PXK_E(efc_pos, j) - PXK_E(efc_margin, j);
     D(sensordata, oa) = v;
+  } else if (type == PX_SENS_RANGEFINDER) {
+    pxk_snRangefinder(PX_MDARGC i, oa);
   }
 #endif
 }
@@ -608,6 +614,9 @@ PX_FN void pxk_snAcc(PX_MDC int i) {
     int ct = type == PX_SENS_JOINTLIMITFRC ? PXK_CNSTR_LIMIT_JOINT : PXK_CNSTR_LIMIT_TENDON;
     int j = pxk_snLimitRow(PX_MDARGC ct, objid);
     D(sensordata, oa) = j >= 0 ? PXK_E(efc_force, j) : PX_R(0.0);
+  }
+  else if (type == PX_SENS_CONTACT) {
+    pxk_snContact(PX_MDARGC i, oa);
   }
 #ifdef PXK_SN_RAYGEOM
   else if (type == PX_SENS_TOUCH) {

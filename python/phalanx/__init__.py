@@ -39,6 +39,10 @@ __all__ = [
     "kinematics",
     "collision",
     "geomDistance",
+    "ray",
+    "rayGeom",
+    "rayMesh",
+    "rayHfield",
     "CONTACT_DTYPE",
     "integratePos",
     "differentiatePos",
@@ -392,6 +396,34 @@ def geomDistance(model, data, geom1, geom2, distmax, fromto=None):
     (zeros when the geoms are farther apart than distmax). Negative: penetration depth.
     Raises NotImplementedError for a pair MuJoCo measures with code phalanx lacks."""
     return _core.geomDistance(model, data, int(geom1), int(geom2), float(distmax), fromto)
+
+
+def ray(model, data, pnt, vec, geomgroup=None, flg_static=1, bodyexclude=-1, normal=None):
+    """Nearest geom hit by the ray pnt + x * vec, x >= 0 (mj_ray): returns (dist, geomid), dist
+    in units of |vec|, (-1, -1) without a hit. Geoms are skipped when invisible (alpha 0), on body
+    bodyexclude, static with flg_static false, or in a group whose geomgroup flag (6 entries;
+    None: all groups) is 0. A given normal (writable float64, 3 elements) receives the unit
+    surface normal at the hit (zeros without one). ValueError for a NaN or infinite pnt or vec,
+    or a vec shorter than 1e-15 (MuJoCo's error)."""
+    return _core.ray(model, data, pnt, vec, geomgroup, int(bool(flg_static)), int(bodyexclude),
+                     normal)
+
+
+def rayGeom(pos, mat, size, pnt, vec, geomtype, normal=None):
+    """Distance along vec at which the ray pnt + x * vec, x >= 0, meets a primitive geom (plane,
+    sphere, capsule, ellipsoid, cylinder, box) of pose pos, mat (9, row-major) and size, or -1
+    (mju_rayGeom). A given normal (writable float64, 3 elements) receives the surface normal."""
+    return _core.rayGeom(pos, mat, size, pnt, vec, int(geomtype), normal)
+
+
+def rayMesh(model, data, geomid, pnt, vec, normal=None):
+    """Distance along vec to mesh geom geomid, or -1 (mj_rayMesh)."""
+    return _core.rayMesh(model, data, int(geomid), pnt, vec, normal)
+
+
+def rayHfield(model, data, geomid, pnt, vec, normal=None):
+    """Distance along vec to height-field geom geomid, or -1 (mj_rayHfield)."""
+    return _core.rayHfield(model, data, int(geomid), pnt, vec, normal)
 
 
 def kinematics(model, data):

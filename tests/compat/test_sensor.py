@@ -9,8 +9,8 @@ constraint solution, whose iterations may end in other last bits). The models: M
 test models, every corpus model with sensors (--full) and tests/compat/models/sensors_all.xml,
 which puts every sensor type phalanx computes on every object type MuJoCo accepts, with
 reference frames and cutoffs. Steps (Euler, RK4, implicitfast) are compared too: MuJoCo's step
-leaves the readings of its first forward evaluation. Sensor types phalanx does not compute
-(rangefinder, contact, tactile) make forward and step raise NotImplementedError naming them.
+leaves the readings of its first forward evaluation. The rangefinder and contact sensors are
+compared in test_sensor_contact.py, which also checks that the tactile sensor is refused by name.
 Run with -s for the worst error per sensor type.
 """
 
@@ -39,11 +39,6 @@ FAST = [
     shared_model("mujoco", "model", "car", "car.xml"),
     shared_model("mujoco", "test", "user", "testdata", "robot_arm.xml"),
 ]
-# the types phalanx refuses by name, and models that hold them
-REFUSED = {
-    os.path.join(SENSOR_DIR, "contact.xml"): "contact",
-    shared_model("mujoco", "test", "engine", "testdata", "ray", "ray_swing.xml"): "rangefinder",
-}
 
 STATE = None  # mujoco.mjtState.mjSTATE_INTEGRATION, set when mujoco is imported
 WORST = {}
@@ -182,6 +177,7 @@ def test_own_model_exercises_everything():
     user reads nonzero values somewhere (the comparisons are not of zeros), and cutoffs clip"""
     ref = mujoco.MjModel.from_xml_path(OWN)
     types = {stype(ref, i) for i in range(ref.nsensor)}
+    # (rangefinder and contact: test_sensor_contact.py; tactile and plugin: not computed)
     computed = {n[len("mjSENS_"):].lower() for n in mujoco.mjtSensor.__members__} - {
         "rangefinder", "contact", "tactile", "plugin"}
     assert computed <= types, computed - types
@@ -278,23 +274,6 @@ def test_reset_clears_sensordata():
     mujoco.mj_resetData(ref, dr)
     phalanx.resetData(ours, do)
     np.testing.assert_array_equal(np.asarray(do.sensordata), dr.sensordata)
-
-
-@pytest.mark.parametrize("path", sorted(REFUSED), ids=lambda p: os.path.basename(p))
-def test_refused_types(path):
-    ours, ref = load(path)
-    do = phalanx.Data(ours)
-    what = REFUSED[path]
-    with pytest.raises(NotImplementedError, match=f"{what} sensors are not supported"):
-        phalanx.forward(ours, do)
-    with pytest.raises(NotImplementedError, match=f"{what} sensors are not supported"):
-        phalanx.step(ours, do)
-    # with sensors disabled the rest of the model runs
-    ours.opt.disableflags = ours.opt.disableflags | int(mujoco.mjtDisableBit.mjDSBL_SENSOR)
-    try:
-        phalanx.forward(ours, do)
-    except NotImplementedError as e:
-        assert "sensor" not in str(e)
 
 
 @pytest.mark.compat
