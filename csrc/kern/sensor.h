@@ -614,8 +614,7 @@ PX_FN void pxk_snAcc(PX_MDC int i) {
     int ct = type == PX_SENS_JOINTLIMITFRC ? PXK_CNSTR_LIMIT_JOINT : PXK_CNSTR_LIMIT_TENDON;
     int j = pxk_snLimitRow(PX_MDARGC ct, objid);
     D(sensordata, oa) = j >= 0 ? PXK_E(efc_force, j) : PX_R(0.0);
-  }
-  else if (type == PX_SENS_CONTACT) {
+  } else if (type == PX_SENS_CONTACT) {
     pxk_snContact(PX_MDARGC i, oa);
   }
 #ifdef PXK_SN_RAYGEOM
