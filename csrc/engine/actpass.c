@@ -33,10 +33,6 @@ pxtStatus px_actuationCheck(const pxModel* m, pxStatus* st) {
       return PX_FAIL(st, PX_ERR_ARG, "actuator %d: invalid dyn/gain/bias type (%d, %d, %d)", i, dt,
                      gt, bt);
     }
-    if (m->actuator_delay[i] != 0 || m->actuator_historyadr[i] >= 0) {
-      return PX_FAIL(st, PX_ERR_UNSUPPORTED,
-                     "actuator %d: actuator delay and history are not supported by phalanx yet", i);
-    }
     if (m->actuator_plugin[i] >= 0) {
       return PX_FAIL(st, PX_ERR_UNSUPPORTED,
                      "actuator %d: actuator plugins are not supported by phalanx yet", i);

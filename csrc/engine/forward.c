@@ -147,6 +147,12 @@ static pxtStatus constraintCheck(const pxModel* m, pxStatus* st) {
 pxtStatus px_forwardCheck(const pxModel* m, pxStatus* st) {
   pxtStatus code = smoothCheck(m, st);
   if (code != PX_OK) return code;
+  if (m->nhistory > 0) {
+    return PX_FAIL(st, PX_ERR_UNSUPPORTED,
+                   "forward on the GPU: actuator and sensor history buffers (nsample, delay, "
+                   "interval; nhistory = %d) are not supported on the GPU (the CPU runs them)",
+                   m->nhistory);
+  }
   if (m->nsensor > 0 && !DSBL(PX_DSBL_SENSOR)) {
     return PX_FAIL(st, PX_ERR_UNSUPPORTED,
                    "forward on the GPU: sensors (nsensor = %d) are not computed on the GPU yet "
@@ -227,6 +233,12 @@ pxtStatus px_forwardSkip(const pxModel* m, pxData* d, int skipsensor, pxStatus* 
   double ke_in = d->energy[1];
   code = forwardRun(m, d, st);
   if (code != PX_OK) return code;
+  // MuJoCo's lazy-evaluation flags as this pass leaves them (read by the sensor history update):
+  // the energies are computed with the energy flag; the subtree velocities are cleared by the
+  // velocity stage; mj_rnePostConstraint's flag is cleared only by a pass with sensors
+  int keep = skipsensor ? (d->lazy & PX_LAZY_RNEPOST) : 0;
+  d->lazy =
+      keep | ((m->opt.enableflags & PX_ENBL_ENERGY) ? PX_LAZY_ENERGYPOS | PX_LAZY_ENERGYVEL : 0);
   if (!skipsensor) px_sensors(m, d, ke_in);
   return PX_OK;
 }

@@ -161,7 +161,6 @@ static double raySite(const pxModel* m, const pxData* d, int s, const double pnt
 #include "kern/sensor.h"
 
 pxtStatus px_sensorCheck(const pxModel* m, pxStatus* st) {
-  if (m->opt.disableflags & PX_DSBL_SENSOR) return PX_OK;
   static const char* names[] = {[PX_SENS_RANGEFINDER] = "rangefinder",
                                 [PX_SENS_CONTACT] = "contact",
                                 [PX_SENS_TACTILE] =
@@ -173,23 +172,156 @@ pxtStatus px_sensorCheck(const pxModel* m, pxStatus* st) {
     if (t < PX_SENS_TOUCH || t > PX_SENS_USER) {
       return PX_FAIL(st, PX_ERR_ARG, "sensor %d: invalid sensor type %d", i, t);
     }
+    // the history update computes sensors with a history buffer even with sensors disabled
+    if ((m->opt.disableflags & PX_DSBL_SENSOR) && m->sensor_history[2 * i] <= 0) continue;
     if (!pxk_sensorSupported(m, NULL, i)) {
       return PX_FAIL(st, PX_ERR_UNSUPPORTED,
                      "sensor %d: %s sensors are not supported yet (or disable sensor)", i,
                      names[t] ? names[t] : "this type of");
     }
-    if (m->sensor_history[2 * i] > 0) {
-      return PX_FAIL(st, PX_ERR_UNSUPPORTED, "sensor %d: sensor history is not supported", i);
+    if (m->sensor_history[2 * i] > 0 && t == PX_SENS_USER) {
+      return PX_FAIL(st, PX_ERR_UNSUPPORTED,
+                     "sensor %d: a history buffer (nsample, delay, interval) on a user sensor is "
+                     "not supported",
+                     i);
     }
   }
-  return PX_OK;
+  return px_historyCheck(m, st);
+}
+
+//---------------------------------- history (delay, interval) -------------------------------------
+
+// 1 if sensor i's value comes from its history buffer in this pass (compute_or_read_sensor):
+// always with a delay, with an interval while the next sample is not due
+static int readsHistory(const pxModel* m, const pxData* d, int i) {
+  if (m->sensor_history[2 * i] <= 0 || m->sensor_type[i] == PX_SENS_USER) return 0;
+  if (m->sensor_delay[i] > 0) return 1;
+  double interval = m->sensor_interval[2 * i];
+  if (interval > 0) {
+    const double* buf = d->history + m->sensor_historyadr[i];
+    return !(buf[0] + interval <= d->time);
+  }
+  return 0;
+}
+
+int px_sensorFromHistory(const pxModel* m, pxData* d, int i) {
+  if (!readsHistory(m, d, i)) return 0;
+  int n = m->sensor_history[2 * i], dim = m->sensor_dim[i];
+  double* out = d->sensordata + m->sensor_adr[i];
+  const double* buf = d->history + m->sensor_historyadr[i];
+  const double* p =
+      px_historyRead(buf, n, dim, out, d->time - m->sensor_delay[i], m->sensor_history[2 * i + 1]);
+  if (p) memcpy(out, p, sizeof(double) * (size_t)dim);
+  return 1;
+}
+
+// pxk_sensorNeeds over the sensors computed in this pass (MuJoCo computes the lazy quantities
+// from the sensors it computes, not from those it reads from their history)
+static int needsComputed(const pxModel* m, pxData* d, int what) {
+  if (m->nhistory == 0) return pxk_sensorNeeds(m, d, what);
+  if (m->opt.disableflags & PX_DSBL_SENSOR) return 0;
+  for (int i = 0; i < m->nsensor; i++) {
+    int t = m->sensor_type[i];
+    int st = m->sensor_needstage[i];
+    if (readsHistory(m, d, i)) continue;
+    if (what == PXK_SN_ENERGYPOS && t == PX_SENS_E_POTENTIAL) return 1;
+    if (what == PXK_SN_ENERGYVEL && t == PX_SENS_E_KINETIC) return 1;
+    if (what == PXK_SN_SUBTREEVEL && (t == PX_SENS_SUBTREELINVEL || t == PX_SENS_SUBTREEANGMOM ||
+                                      (t == PX_SENS_USER && st == PX_STAGE_VEL))) {
+      return 1;
+    }
+    if (what == PXK_SN_RNEPOST &&
+        (t == PX_SENS_ACCELEROMETER || t == PX_SENS_FORCE || t == PX_SENS_TORQUE ||
+         t == PX_SENS_FRAMELINACC || t == PX_SENS_FRAMEANGACC ||
+         (t == PX_SENS_USER && st == PX_STAGE_ACC))) {
+      return 1;
+    }
+  }
+  return 0;
+}
+
+// mj_computeSensor of sensor i into dst (dim numbers) at the current state: the quantities it
+// needs computed first unless this pass has them (d->lazy, MuJoCo's flags), then the stage's
+// reading and cutoff. The stage functions write sensordata, so dst and the sensor's sensordata
+// trade places around the computation (what dst held is what the sensor finds, as in MuJoCo).
+static void computeInto(const pxModel* m, pxData* d, int i, double* dst) {
+  int t = m->sensor_type[i];
+  int stage = m->sensor_needstage[i];
+  if ((t == PX_SENS_SUBTREELINVEL || t == PX_SENS_SUBTREEANGMOM) &&
+      !(d->lazy & PX_LAZY_SUBTREEVEL)) {
+    pxk_subtreeVel(m, d);
+    d->lazy |= PX_LAZY_SUBTREEVEL;
+  }
+  if ((t == PX_SENS_ACCELEROMETER || t == PX_SENS_FORCE || t == PX_SENS_TORQUE ||
+       t == PX_SENS_FRAMELINACC || t == PX_SENS_FRAMEANGACC) &&
+      !(d->lazy & PX_LAZY_RNEPOST)) {
+    px_rnePostConstraintRun(m, d);
+    d->lazy |= PX_LAZY_RNEPOST;
+  }
+  if (t == PX_SENS_E_POTENTIAL && !(d->lazy & PX_LAZY_ENERGYPOS)) {
+    pxk_energyPos(m, d);
+    d->lazy |= PX_LAZY_ENERGYPOS;
+  }
+  if (t == PX_SENS_E_KINETIC && !(d->lazy & PX_LAZY_ENERGYVEL)) {
+    pxk_energyVel(m, d);
+    d->lazy |= PX_LAZY_ENERGYVEL;
+  }
+  int dim = m->sensor_dim[i];
+  double* sd = d->sensordata + m->sensor_adr[i];
+  for (int k = 0; k < dim; k++) {
+    double tmp = sd[k];
+    sd[k] = dst[k];
+    dst[k] = tmp;
+  }
+  if (stage == PX_STAGE_POS) {
+    pxk_snPos(m, d, i, d->time);
+  } else if (stage == PX_STAGE_VEL) {
+    pxk_snVel(m, d, i);
+  } else {
+    pxk_snAcc(m, d, i);
+  }
+  pxk_snCutoff(m, d, i);
+  for (int k = 0; k < dim; k++) {
+    double tmp = sd[k];
+    sd[k] = dst[k];
+    dst[k] = tmp;
+  }
+}
+
+void px_advanceSensorHistory(const pxModel* m, pxData* d) {
+  for (int i = 0; i < m->nsensor; i++) {
+    int n = m->sensor_history[2 * i];
+    if (n <= 0) continue;
+    int dim = m->sensor_dim[i];
+    double* buf = d->history + m->sensor_historyadr[i];
+    double delay = m->sensor_delay[i];
+    double interval = m->sensor_interval[2 * i];
+    const double* cur = d->sensordata + m->sensor_adr[i];
+    if (interval > 0) {
+      // a sample is due: the interval clock moves by exactly one interval
+      if (buf[0] + interval <= d->time) {
+        buf[0] += interval;
+        double* slot = px_historyInsert(buf, n, dim, d->time);
+        if (delay > 0) {
+          computeInto(m, d, i, slot);
+        } else {
+          memcpy(slot, cur, sizeof(double) * (size_t)dim);
+        }
+      }
+    } else if (delay > 0) {
+      computeInto(m, d, i, px_historyInsert(buf, n, dim, d->time));
+    } else {
+      memcpy(px_historyInsert(buf, n, dim, d->time), cur, sizeof(double) * (size_t)dim);
+    }
+  }
 }
 
 void px_sensors(const pxModel* m, pxData* d, double ke_in) {
   if (m->nsensor == 0 || (m->opt.disableflags & PX_DSBL_SENSOR)) return;
   int energy = (m->opt.enableflags & PX_ENBL_ENERGY) != 0;
-  int pot = pxk_sensorNeeds(m, d, PXK_SN_ENERGYPOS);
-  int kin = pxk_sensorNeeds(m, d, PXK_SN_ENERGYVEL);
+  int pot = needsComputed(m, d, PXK_SN_ENERGYPOS);
+  int kin = needsComputed(m, d, PXK_SN_ENERGYVEL);
+  if (pot) d->lazy |= PX_LAZY_ENERGYPOS;
 
   // position stage. mj_forward clears its potential-energy flag before, so an e_potential
   // sensor computes mj_energyPos (the same value the energy flag computes); an e_kinetic sensor
@@ -217,10 +349,16 @@ void px_sensors(const pxModel* m, pxData* d, double ke_in) {
   }
 
   // velocity stage
-  if (pxk_sensorNeeds(m, d, PXK_SN_SUBTREEVEL)) pxk_subtreeVel(m, d);
+  if (needsComputed(m, d, PXK_SN_SUBTREEVEL)) {
+    pxk_subtreeVel(m, d);
+    d->lazy |= PX_LAZY_SUBTREEVEL;
+  }
   pxk_sensorVel(m, d);
 
   // acceleration stage
-  if (pxk_sensorNeeds(m, d, PXK_SN_RNEPOST)) px_rnePostConstraintRun(m, d);
+  if (needsComputed(m, d, PXK_SN_RNEPOST)) {
+    px_rnePostConstraintRun(m, d);
+    d->lazy |= PX_LAZY_RNEPOST;
+  }
   pxk_sensorAcc(m, d);
 }

@@ -21,10 +21,8 @@ pxtStatus px_integratorCheck(const pxModel* m, pxStatus* st) {
     return PX_FAIL(st, PX_ERR_ARG, "invalid integrator %d", integ);
   }
   if (m->nhistory > 0) {
-    return PX_FAIL(st, PX_ERR_UNSUPPORTED,
-                   "actuator and sensor history buffers (nhistory = %d) are not supported by the "
-                   "integrators yet",
-                   m->nhistory);
+    pxtStatus code = px_historyCheck(m, st);
+    if (code != PX_OK) return code;
   }
   if (m->opt.enableflags & PX_ENBL_SLEEP) {
     return PX_FAIL(st, PX_ERR_UNSUPPORTED, "the sleep enable flag is not supported yet");
@@ -62,6 +60,7 @@ void px_resetData(const pxModel* m, pxData* d) {
   if (d->ncon) *d->ncon = 0;
   if (d->efc_n) memset(d->efc_n, 0, PX_EFC_NCOUNT * sizeof(int));
   if (m->nq) memcpy(d->qpos, m->qpos0, sizeof(pxtNum) * (size_t)m->nq);
+  px_resetHistory(m, d);
 
   // neutral controls: quaternion inputs of SO3 servos are the identity
   for (int i = 0; i < m->nu; i++) {
@@ -134,8 +133,16 @@ void px_differentiatePos(const pxModel* m, pxtNum* qvel, pxtNum dt, const pxtNum
 
 //---------------------------------- integrators ---------------------------------------------------
 
+// mj_advance's first part: the history buffers take the current control and sensor samples
+static void advanceHistory(const pxModel* m, pxData* d) {
+  if (m->nhistory == 0) return;
+  px_advanceCtrlHistory(m, d);
+  px_advanceSensorHistory(m, d);
+}
+
 // the advance after the integrator's acceleration is in d->qacc_warmstart (mj_advance)
 static void advance(const pxModel* m, pxData* d) {
+  advanceHistory(m, d);
   pxk_advanceAct(m, d);
   pxk_advanceVel(m, d);
   pxk_advancePos(m, d);
@@ -230,6 +237,8 @@ static pxtStatus rungeKutta(const pxModel* m, pxData* d) {
   for (int k = 0; k < nq; k++) d->qpos[k] = RK4_AT(rk4_qpos, k, 0);
   for (int k = 0; k < nv; k++) d->qvel[k] = RK4_AT(rk4_qvel, k, 0);
   for (int k = 0; k < na; k++) d->act[k] = RK4_AT(rk4_act, k, 0);
+
+  advanceHistory(m, d);
 
   // act_dot keeps the last stage's value (F[N-1]), as in MuJoCo
   if (na) memcpy(d->act_dot, d->rk4_dact, sizeof(double) * na);

@@ -144,7 +144,11 @@ PX_FN PX_REAL pxk_acMuscleDynamics(PX_REAL ctrl, PX_REAL act, PX_REAL tau_a, PX_
 // controls when any is bad (bad >= 0)
 PX_FN PX_REAL pxk_acCtrl(PX_MDC int j, int bad) {
   if (bad >= 0) return PX_ZERO;
+#ifdef PXK_AC_CTRLIN
+  PXR c = PXK_AC_CTRLIN(j);
+#else
   PXR c = D(ctrl, j);
+#endif
   if ((MOPT(disableflags) & PX_DSBL_CLAMPCTRL) == 0 && M(actuator_ctrllimited, j) != 0) {
     c = pxk_fmClip(c, M(actuator_ctrlrange, 2 * j), M(actuator_ctrlrange, 2 * j + 1));
   }

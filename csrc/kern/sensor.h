@@ -400,7 +400,7 @@ PX_FN void pxk_snPos(PX_MDC int i, PX_REAL time) {
 }
 
 // sensor i of the stage: its reading (zero for user sensors), then its cutoff
-#define PXK_SN_ONE(i, fn)                               \
+#define PXK_SN_COMPUTE(i, fn)                           \
   if (M(sensor_type, i) == PX_SENS_USER) {              \
     for (int k_ = 0; k_ < M(sensor_dim, i); k_++)       \
       D(sensordata, M(sensor_adr, i) + k_) = PX_R(0.0); \
@@ -408,6 +408,15 @@ PX_FN void pxk_snPos(PX_MDC int i, PX_REAL time) {
     fn;                                                 \
   }                                                     \
   pxk_snCutoff(PX_MDARGC i)
+#ifdef PXK_SN_FROMHISTORY
+// the CPU's: a sensor read from its history buffer (delay, interval) is neither computed nor cut
+#define PXK_SN_ONE(i, fn)       \
+  if (!PXK_SN_FROMHISTORY(i)) { \
+    PXK_SN_COMPUTE(i, fn);      \
+  }
+#else
+#define PXK_SN_ONE(i, fn) PXK_SN_COMPUTE(i, fn)
+#endif
 
 // 1 for the geom distance sensors (run on lane 0: they share the collision scratch)
 PX_FN int pxk_snSerial(PX_MDC int i) {

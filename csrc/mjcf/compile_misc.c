@@ -244,7 +244,7 @@ static int nuserOf(int given, int longest) {
 }
 
 // mjtNums of one history buffer: [user, cursor, times(n), values(n*dim)]; none without samples
-// history buffer length; history itself is rejected as unsupported after MuJoCo's checks, so
+// history buffer length (MuJoCo's sizes; the engine runs the buffers in csrc/engine/history.c), so
 // an absurd length only needs to stay defined (clamped, no signed overflow)
 static int historyLen(int nsample, int dim) {
   if (nsample <= 0) return 0;
@@ -293,9 +293,6 @@ static pxtStatus actuatorUnsupported(pxcCtx* c, const pxcActuator* a) {
     snprintf(what, sizeof(what), "dyntype '%s'", dyn[a->dyntype]);
     return UNSUPPORTED(&a->src, a->kind, what);
   }
-  if (a->nsample > 0 || a->delay > 0) {
-    return UNSUPPORTED(&a->src, a->kind, "actuator history and delay (nsample, delay)");
-  }
   // dampratio (biasprm[2] > 0 of a position-like actuator) is converted to kv by px_setConst
   // and a muscle's missing lengthrange computed by px_setLengthRange (csrc/engine/setconst.c)
   return PX_OK;
@@ -305,13 +302,6 @@ static pxtStatus actuatorUnsupported(pxcCtx* c, const pxcActuator* a) {
 static pxtStatus unsupportedMisc(pxcCtx* c) {
   const pxcSpec* s = c->spec;
   for (int i = 0; i < s->nact; i++) TRY(actuatorUnsupported(c, s->act + i));
-  for (int i = 0; i < s->nsensor; i++) {
-    const pxcSensor* x = s->sensor + i;
-    if (x->nsample > 0 || x->delay > 0 || x->interval[0] != 0 || x->interval[1] != 0) {
-      return UNSUPPORTED(&x->src, x->tag,
-                         "sensor history, delay and interval (nsample, delay, interval)");
-    }
-  }
   return PX_OK;
 }
 

@@ -513,7 +513,7 @@ _STATE_ELEMS = [
     (State.QPOS, "qpos", lambda m: m.nq),
     (State.QVEL, "qvel", lambda m: m.nv),
     (State.ACT, "act", lambda m: m.na),
-    (State.HISTORY, None, lambda m: m.nhistory),
+    (State.HISTORY, "history", lambda m: m.nhistory),
     (State.WARMSTART, "qacc_warmstart", lambda m: m.nv),
     (State.CTRL, "ctrl", lambda m: m.nu),
     (State.QFRC_APPLIED, "qfrc_applied", lambda m: m.nv),
