@@ -85,6 +85,33 @@ static const char* kXML =
     "  </sensor>"
     "</mujoco>";
 
+// actuator and sensor history buffers: delayed controls (cubic), delayed and interval sensors of
+// every stage, with the lazily computed quantities (energies, subtree velocities, rnePost)
+static const char* kHistXML =
+    "<mujoco>"
+    "  <option timestep='0.002'/>"
+    "  <worldbody>"
+    "    <body name='b0' pos='0 0 1'><joint name='h1' type='hinge' axis='0 1 0'/>"
+    "      <geom type='capsule' size='0.05' fromto='0 0 0 0.3 0 0'/><site name='s0'/>"
+    "      <body pos='0.3 0 0'><joint name='h2' type='hinge' axis='1 0 0' range='-1 1'/>"
+    "        <geom type='sphere' size='0.05'/><site name='s1' pos='0 0 0.1'/></body>"
+    "    </body>"
+    "  </worldbody>"
+    "  <actuator>"
+    "    <motor joint='h1' delay='0.005' nsample='6' interp='cubic'/>"
+    "    <position joint='h2' kp='3' delay='0.004' nsample='4' interp='linear'/>"
+    "    <motor joint='h2' nsample='3'/>"
+    "  </actuator>"
+    "  <sensor>"
+    "    <accelerometer site='s1' delay='0.004' nsample='3'/>"
+    "    <force site='s1' interval='0.006' nsample='2' delay='0.002'/>"
+    "    <subtreelinvel body='b0' delay='0.002' nsample='2'/>"
+    "    <e_potential delay='0.002' nsample='2' interp='cubic'/><e_kinetic nsample='2'/>"
+    "    <jointpos joint='h2' interval='0.004 -0.002' nsample='3'/>"
+    "    <jointlimitpos joint='h2' delay='0.002' nsample='2'/><clock delay='0.004' nsample='3'/>"
+    "  </sensor>"
+    "</mujoco>";
+
 //---------------------------------- tests ---------------------------------------------------------
 
 static int test_wrappers_are_live(void) {
@@ -101,11 +128,11 @@ static int test_wrappers_are_live(void) {
   return 0;
 }
 
-static int test_forward_and_step_allocate_nothing(void) {
+static int stepsAllocateNothing(const char* xml) {
   pxStatus st;
   pxModel* m = NULL;
   px_statusClear(&st);
-  ENSURE(pxc_loadXML(NULL, kXML, &m, &st) == PX_OK);
+  ENSURE(pxc_loadXML(NULL, xml, &m, &st) == PX_OK);
   pxWorlds* w = px_makeWorlds(m, 1, &st);
   ENSURE(w != NULL);
   pxData d;
@@ -126,6 +153,14 @@ static int test_forward_and_step_allocate_nothing(void) {
   px_freeWorlds(w);
   px_freeModel(m);
   return 0;
+}
+
+static int test_forward_and_step_allocate_nothing(void) {
+  return stepsAllocateNothing(kXML);
+}
+
+static int test_history_steps_allocate_nothing(void) {
+  return stepsAllocateNothing(kHistXML);
 }
 
 // pxb_step with per-world parameters (shallow model copies on the stack) and with the automatic
@@ -164,6 +199,7 @@ static int test_batch_step_allocates_nothing(void) {
 int main(void) {
   RUN_TEST(test_wrappers_are_live);
   RUN_TEST(test_forward_and_step_allocate_nothing);
+  RUN_TEST(test_history_steps_allocate_nothing);
   RUN_TEST(test_batch_step_allocates_nothing);
   return TEST_SUMMARY();
 }
