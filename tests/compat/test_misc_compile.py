@@ -300,6 +300,20 @@ def test_sensors():
 </sensor>""", "<size nuser_sensor='4'/>"))
 
 
+def test_history_buffers():
+    # nsample, delay, interval (with phase) and interp of actuators and sensors: history arrays
+    # and nhistory (the engine runs them: tests/compat/test_history.py)
+    check(model("""
+<actuator><general joint='elbow' nsample='3' delay='.01'/>
+  <motor joint='twist' nsample='5' delay='.004' interp='cubic'/><motor joint='elbow' nsample='2'/>
+</actuator>
+<sensor><jointpos joint='elbow' nsample='2'/><jointpos joint='elbow' interval='.1'/>
+  <framepos objtype='site' objname='s1' nsample='4' delay='.003' interval='.01 -.005'
+            interp='linear'/>
+  <accelerometer site='s2' nsample='3' delay='.002'/>
+</sensor>"""))
+
+
 #---------------------------------- equality constraints -------------------------------------------
 
 def test_equalities():
@@ -538,9 +552,6 @@ UNSUPPORTED = [
     ("<actuator><orientation joint='wrist'/></actuator>", "orientation"),
     ("<actuator><pid joint='elbow' kp='1'/></actuator>", "pid"),
     ("<actuator><dcmotor joint='elbow' motorconst='1' resistance='1'/></actuator>", "dcmotor"),
-    ("<actuator><general joint='elbow' nsample='3' delay='.01'/></actuator>", "nsample"),
-    ("<sensor><jointpos joint='elbow' nsample='2'/></sensor>", "nsample"),
-    ("<sensor><jointpos joint='elbow' interval='.1'/></sensor>", "interval"),
     ("<keyframe><key qpos='1 2'/></keyframe>", "qpos"),
     ("<keyframe><key mpos='1'/></keyframe>", "mpos"),
 ]
