@@ -270,6 +270,15 @@ def test_refusals(vk):
         vk.forward(model, q, v)
     with pytest.raises(NotImplementedError, match="constraints"):
         vk.step(model, q, v)
+    # actuator and sensor history buffers run on the CPU only
+    model = load(shared_model("mujoco", "test", "testdata", "delay.xml"), EULER)
+    assert model.nhistory > 0
+    q = np.tile(model.qpos0, (2, 1))
+    v = np.zeros((2, model.nv))
+    with pytest.raises(NotImplementedError, match="history buffers"):
+        vk.forward(model, q, v)
+    with pytest.raises(NotImplementedError, match="history buffers"):
+        vk.step(model, q, v)
 
 
 def test_bad_arguments(vk):
