@@ -260,3 +260,31 @@ def test_batch_worlds_equal_single_world_steps():
         assert np.asarray(d.qpos).tobytes() == b.qpos[w].tobytes()
     b.reset()
     assert all(b.history[w].tobytes() == fresh.tobytes() for w in range(nworld))
+
+
+@pytest.mark.parametrize("integrator", INTEGRATORS)
+def test_step1_step2(integrator):
+    # controls set between step1 and step2 enter the buffers at step2's history update
+    ours, ref = load("history_all", integrator)
+    do, dr = phalanx.Data(ours), mujoco.MjData(ref)
+    rng = np.random.default_rng(16)
+    for _ in range(100):
+        mujoco.mj_step1(ref, dr)
+        phalanx.step1(ours, do)
+        c = controls(ref, rng)
+        dr.ctrl[:] = c
+        do.ctrl[:] = c
+        mujoco.mj_step2(ref, dr)
+        phalanx.step2(ours, do)
+        compare(do, dr, f"history_all/step12/{integrator}", TOL)
+
+
+def test_nonpositive_timestep_refused():
+    # MuJoCo's mj_resetData raises for history buffers without a positive timestep
+    ours, _ = load("delay")
+    do = phalanx.Data(ours)
+    ours.opt.timestep = 0
+    with pytest.raises(ValueError, match="positive timestep"):
+        phalanx.step(ours, do)
+    with pytest.raises(ValueError, match="positive timestep"):
+        phalanx.forward(ours, do)
