@@ -546,8 +546,7 @@ def _state_elems(model, spec):
         if spec & elem:
             n = size(model)
             if field is None and n:
-                raise NotImplementedError(f"state element {elem.name} (history buffers) is not "
-                                          "supported yet")
+                raise NotImplementedError(f"state element {elem.name} has no storage in phalanx")
             yield field, n
 
 
