@@ -8,7 +8,8 @@ frame, accelerometer, force, subtree velocity, touch, actuator force, limit forc
 cutoff; a free box on a floor for contacts; a keyframe with a nonzero time) and
 history_energy.xml (the sensors whose inputs MuJoCo computes lazily: energies, subtree angular
 momentum, frame accelerations, torque). For every integrator, 200 steps under seeded random
-controls compare qpos, qvel, act, actuator_force, qfrc_actuator, sensordata and data.history:
+controls compare qpos, qvel, act, actuator_force, qfrc_actuator, sensordata, data.history and
+what the sensors compute lazily (energy, subtree_linvel, subtree_angmom, cacc, cfrc_int):
 delay.xml bit for bit; the others to a relative error of TOL (the trajectories carry the
 last-bit differences of the smooth dynamics phalanx has without history too, e.g. a 1-ulp
 xmat of a hinge chain, which grow along 200 steps). With MuJoCo's state copied into phalanx
@@ -37,7 +38,8 @@ ENERGY = os.path.join(HERE, "models", "history_energy.xml")
 MODELS = {"delay": DELAY, "history_all": ALL, "history_energy": ENERGY}
 BITWISE = {"delay"}
 INTEGRATORS = ["Euler", "RK4", "implicit", "implicitfast"]
-FIELDS = ["qpos", "qvel", "act", "actuator_force", "qfrc_actuator", "sensordata", "history"]
+FIELDS = ["qpos", "qvel", "act", "actuator_force", "qfrc_actuator", "sensordata", "history",
+          "energy", "subtree_linvel", "subtree_angmom", "cacc", "cfrc_int"]
 TOL = 1e-9
 TOL_STEP = 1e-12
 DSBL_SENSOR = 1 << 13
