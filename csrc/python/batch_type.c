@@ -617,6 +617,7 @@ static PyObject* batch_dir(PyObject* selfobj, PyObject* unused) {
       PX_DATA_FIELDS(X)
 #undef X
           "time",
+      "history",
       "flags",
       "rng_state",
       "model",

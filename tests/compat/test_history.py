@@ -247,6 +247,7 @@ def test_batch_worlds_equal_single_world_steps():
     b = phalanx.Batch(ours, nworld, 2, seed=1)
     b.reset()
     assert b.history.shape == (nworld, ours.nhistory)
+    assert "history" in dir(b)
     fresh = np.asarray(phalanx.Data(ours).history)
     assert all(b.history[w].tobytes() == fresh.tobytes() for w in range(nworld))
     for k in range(20):
