@@ -4,10 +4,10 @@
 The models: MuJoCo's test/testdata/delay.xml, tests/compat/models/history_all.xml (delayed
 controls with zero-order hold, linear and cubic interpolation, a delayed filter actuator, a
 history without delay; delayed, interval-sampled and phased sensors of the three stages: joint,
-frame, accelerometer, force, subtree velocity, touch, actuator force, limit force, clock, a
-cutoff; a free box on a floor for contacts; a keyframe with a nonzero time) and
-history_energy.xml (the sensors whose inputs MuJoCo computes lazily: energies, subtree angular
-momentum, frame accelerations, torque). For every integrator, 200 steps under seeded random
+frame, accelerometer, force, subtree velocity, touch, actuator force, limit force, clock,
+rangefinder, contact, a cutoff; a free box on a floor for contacts; a keyframe with a nonzero
+time) and history_energy.xml (the sensors whose inputs MuJoCo computes lazily: energies,
+subtree angular momentum, frame accelerations, torque). For every integrator, 200 steps under seeded random
 controls compare qpos, qvel, act, actuator_force, qfrc_actuator, sensordata, data.history and
 what the sensors compute lazily (energy, subtree_linvel, subtree_angmom, cacc, cfrc_int):
 delay.xml bit for bit; the others to a relative error of TOL (the trajectories carry the
