@@ -78,6 +78,7 @@ BENCH_TASKS_ARGS ?= --quick
 bench: build
 	$(PY) benchmarks/bench_compile.py
 	$(PY) benchmarks/bench_step.py
+	$(PY) benchmarks/bench_step.py --constraints
 	$(PY) benchmarks/bench_batch.py
 	$(PY) benchmarks/bench_collision.py
 	@$(PY) -m pip install -q -r requirements-bench.txt >/dev/null 2>&1 \

@@ -1,15 +1,18 @@
 # SPDX-License-Identifier: Apache-2.0
 """Single-thread step speed of phalanx against mujoco on the same models, in the same run.
 
-Contacts and all other constraints are disabled in both engines (the constraint issue has not
-landed); features phalanx's step does not support yet are disabled in both as well and named in
-the output. Each model is stepped alternately by both engines for ROUNDS rounds of NSTEP steps
+By default contacts and all other constraints are disabled in both engines (the smooth-dynamics
+benchmark); with --constraints they are on (the full step: collision, constraint rows, solver),
+and the humanoid scenes of MuJoCo's model/humanoid (1, 22 and 100 humanoids) join the set. Where
+phalanx needs it, the dense constraint Jacobian is chosen in both engines (phalanx has no sparse
+one yet; MuJoCo's `auto` picks sparse at nv >= 60) and named in the output. Features phalanx's
+step does not support yet are disabled in both as well and named in the output. Each model is stepped alternately by both engines for ROUNDS rounds of NSTEP steps
 from the same state (one Python call per step in both: `mujoco.mj_step` and `phalanx.step`); the
 median time per step and the ratio mujoco/phalanx (> 1: phalanx faster) are printed, one JSON line
 per model, then the geometric mean. The machine is shared and noisy: only medians and ratios.
 
-Usage: bench_step.py [--full]   (--full: every corpus model phalanx can step, else the Gymnasium
-models and MuJoCo's humanoid)
+Usage: bench_step.py [--full] [--constraints]   (--full: every corpus model phalanx can step, else
+the Gymnasium models and MuJoCo's humanoid)
 """
 
 import glob
@@ -32,18 +35,18 @@ NSTEP = int(os.environ.get("BENCH_NSTEP", "500"))
 FALLBACK = ("spring", "damper", "actuation", "gravity")
 
 
-def disable(models, names):
+def disable(models, names, constraints=False):
     import mujoco
 
-    bits = int(mujoco.mjtDisableBit.mjDSBL_CONSTRAINT)
+    bits = 0 if constraints else int(mujoco.mjtDisableBit.mjDSBL_CONSTRAINT)
     for n in names:
         bits |= int(getattr(mujoco.mjtDisableBit, "mjDSBL_" + n.upper()))
     for m in models:
         m.opt.disableflags = m.opt.disableflags | bits
 
 
-def prepare(path):
-    """(phalanx model, mujoco model, flags disabled beyond constraints) or a reason string."""
+def prepare(path, constraints=False):
+    """(phalanx model, mujoco model, settings changed in both) or a reason string."""
     import mujoco
 
     try:
@@ -51,12 +54,16 @@ def prepare(path):
         ours = phalanx.Model.from_xml_path(path)
     except Exception as e:  # noqa: BLE001 - reported, not hidden
         return f"{type(e).__name__}: {str(e).splitlines()[0][:100]}"
-    disabled = []
-    disable((ours, ref), disabled)
+    disabled = [] if constraints else ["constraint"]
+    disable((ours, ref), [], constraints)
+    dense = int(mujoco.mjtJacobian.mjJAC_DENSE)
+    if constraints and ref.nv >= 60 and ref.opt.jacobian != dense:
+        ours.opt.jacobian = ref.opt.jacobian = dense
+        disabled.append("jacobian=dense")
     for extra in (None,) + FALLBACK:
         if extra:
             disabled.append(extra)
-            disable((ours, ref), disabled)
+            disable((ours, ref), [x for x in disabled if x in FALLBACK], constraints)
         try:
             phalanx.step(ours, phalanx.Data(ours))
             return ours, ref, disabled
@@ -89,20 +96,23 @@ def run_phalanx(ours, state, nstep):
 
 def main(argv):
     full = "--full" in argv
+    constraints = "--constraints" in argv
     if full:
         paths = sorted(set(glob.glob(os.path.join(MODELS, "**", "*.xml"), recursive=True)))
     else:
         paths = sorted(glob.glob(os.path.join(MODELS, "gymnasium", "*.xml")))
-        paths.append(os.path.join(MODELS, "mujoco", "model", "humanoid", "humanoid.xml"))
+        scenes = ["humanoid.xml"] + (["22_humanoids.xml", "100_humanoids.xml"] if constraints
+                                     else [])
+        paths += [os.path.join(MODELS, "mujoco", "model", "humanoid", f) for f in scenes]
     ratios = []
     rng = np.random.default_rng(0)
     for path in paths:
         rel = os.path.relpath(path, MODELS)
-        got = prepare(path)
+        got = prepare(path, constraints)
         if isinstance(got, str):
             print(json.dumps({"model": rel, "skipped": got}))
             continue
-        ours, ref, disabled = got
+        ours, ref, changed = got
         state = (ref.qpos0.copy(), 0.1 * rng.standard_normal(ref.nv),
                  rng.uniform(-1, 1, ref.nu))
         mine, theirs = [], []
@@ -114,13 +124,14 @@ def main(argv):
         mo, mt = statistics.median(mine), statistics.median(theirs)
         ratios.append(mt / mo)
         drift = float(np.max(np.abs(q_ours - q_ref)))
-        print(json.dumps({"model": rel, "nv": ref.nv, "disabled": ["constraint"] + disabled,
+        print(json.dumps({"model": rel, "nv": ref.nv, "changed": changed,
                           "phalanx_us": round(mo * 1e6, 3), "mujoco_us": round(mt * 1e6, 3),
                           "ratio_mujoco_over_phalanx": round(mt / mo, 2),
                           f"max_qpos_diff_after_{NSTEP}": drift}), flush=True)
     if ratios:
         geo = float(np.exp(np.mean(np.log(ratios))))
         print(json.dumps({"models": len(ratios), "rounds": ROUNDS, "nstep": NSTEP,
+                          "constraints": constraints,
                           "geomean_ratio_mujoco_over_phalanx": round(geo, 2)}))
     return 0
 

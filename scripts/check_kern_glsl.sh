@@ -357,6 +357,27 @@ void main() {
 EOF
 check_stage collide "collide*.h" -O0
 
+# the Gymnasium task functions (csrc/tasks/tasks.h: pre-step position, observation, reward)
+# through the generated layout, every task through the dispatchers, fp64 and fp32, linted
+stage_shader tasks tasks/tasks.h
+cat >>"$tmp/tasks_check.comp" <<'EOF'
+void main() {
+  PX_CHECK_BEGIN();
+  int task = int(D(qpos, 0));
+  PX_REAL prm[PXT_NPRM];
+  for (int i = 0; i < PXT_NPRM; i++) prm[i] = D(qvel, i);
+  PX_REAL pre[2];
+  pxt_pre(task, prm, pre);
+  PX_REAL obs[PXT_MAXOBS];
+  pxt_obs(task, prm, obs);
+  PX_REAL res[PXT_NOUT];
+  pxt_reward(task, prm, pre, res);
+  for (int i = 0; i < PXT_MAXOBS; i++) D(cacc, i) = obs[i];
+  for (int i = 0; i < PXT_NOUT; i++) D(qacc_smooth, i) = res[i];
+}
+EOF
+check_stage tasks "tasks/tasks.h" -O0 -O
+
 if [ "$fail" != 0 ]; then
   echo "check_kern_glsl: FAILED"
   exit 1

@@ -20,6 +20,31 @@ def full(request):
     return request.config.getoption("--full")
 
 
+def fast_subset(predicate):
+    """Mark a parametrized test whose cases outside the fast subset run only under --full.
+
+    predicate(**params) says whether a case (its parametrize arguments by name) is in the fast
+    subset; the others are deselected, not skipped, without --full, so that a skip always means a
+    gap."""
+    def mark(fn):
+        fn._px_fast_subset = predicate
+        return fn
+    return mark
+
+
+def pytest_collection_modifyitems(config, items):
+    if config.getoption("--full"):
+        return
+    keep, drop = [], []
+    for item in items:
+        predicate = getattr(getattr(item, "function", None), "_px_fast_subset", None)
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        (keep if predicate is None or predicate(**params) else drop).append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
+
+
 def shared_model(*parts):
     """Path of a third-party model in ../shared/models (read in place, never copied)."""
     return os.path.join(SHARED_MODELS, *parts)

@@ -41,6 +41,19 @@ pxtStatus pxb_taskCheck(const pxBatch* b, const pxTaskSpec* t, pxStatus* st) {
   if (t->obs_dim < 1 || t->obs_dim > PXT_MAXOBS) {
     return PX_FAIL(st, PX_ERR_ARG, "obs_dim must be in [1, %d], got %d", PXT_MAXOBS, t->obs_dim);
   }
+  // the smallest model each task's functions index safely: qpos, qvel and site entries read or
+  // written at fixed positions (the Python layer sizes the observation with the same rules)
+  static const int kMin[PXT_NTASK][3] = {
+      {3, 0, 0}, {1, 0, 0}, {3, 0, 0}, {3, 0, 0}, {3, 6, 0}, {3, 6, 0},
+      {2, 0, 0}, {2, 2, 0}, {7, 7, 0}, {2, 0, 0}, {1, 3, 1},
+  };
+  const int* need = kMin[t->task];
+  if (m->nq < need[0] || m->nv < need[1] || m->nsite < need[2]) {
+    return PX_FAIL(st, PX_ERR_ARG,
+                   "this task needs a model with nq >= %d, nv >= %d and nsite >= %d; the model "
+                   "has nq = %d, nv = %d, nsite = %d",
+                   need[0], need[1], need[2], m->nq, m->nv, m->nsite);
+  }
   int slots[3] = {PXT_P_BODY, PXT_P_BODY2, PXT_P_BODY3};
   for (int i = 0; i < 3; i++) {
     double v = t->prm[slots[i]];

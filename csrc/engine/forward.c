@@ -206,8 +206,9 @@ pxtStatus px_forward(const pxModel* m, pxData* d, pxStatus* st) {
   // actuation, acceleration with no constraint rows (qacc = qacc_smooth)
   pxk_phForward(m, d);
   // the constraint stage (CPU only): collision and rows need the position stages, the reference
-  // acceleration the velocity stages, the solver qacc_smooth; none of the smooth outputs depends
-  // on them, so they run after the smooth sequence (MuJoCo interleaves them)
+  // acceleration the velocity stages, the solver qacc_smooth; of the smooth outputs only the
+  // passive forces of adhesive contacts depend on them (handled below), so they run after the
+  // smooth sequence (MuJoCo interleaves them)
   if (constraintNone(m)) {
     if (d->efc_n) memset(d->efc_n, 0, PX_EFC_NCOUNT * sizeof(int));
     if (d->ncon) *d->ncon = 0;
@@ -219,6 +220,9 @@ pxtStatus px_forward(const pxModel* m, pxData* d, pxStatus* st) {
                    "noslip nor diagexact, so it has no room for their matrices; make a new Data");
   }
   pxk_collision(m, d);
+  // adhesive contacts add passive forces (mj_passive runs after the collision in MuJoCo), so the
+  // smooth acceleration is computed again with them
+  if (pxk_cnAdhesion(m, d)) pxk_fwdAcceleration(m, d);
   pxk_makeConstraint(m, d);
   pxk_island(m, d);
   pxk_projectConstraint(m, d);

@@ -17,6 +17,7 @@
 
 #include "kern/jac.h"
 #include "kern/libm.h"
+#include "kern/passive.h"
 #include "kern/post.h"
 #include "kern/spatial.h"
 #include "kern/transmission.h"
@@ -548,6 +549,52 @@ PX_FN void pxk_cnContact(PX_MD) {
       }
     }
   }
+}
+
+// adhesion forces (mj_adhesion, part of mj_passive): every adhesive contact, with rows or in the
+// gap, pulls its geoms together along its normal: qfrc_adhesion = sum over them of
+// -adhesion J_n' (J_n: the normal row of the contact Jacobian, as pxk_cnContact builds it), then
+// qfrc_passive is summed again with it in mj_passive's order; returns 1 when any contact did
+PX_FN int pxk_cnAdhesion(PX_MD) {
+  int nv = MS(nv);
+  if ((MOPT(disableflags) & PX_DSBL_CONTACT) != 0 || PXK_NCON == 0 || nv == 0) return 0;
+  // mj_passive skips every passive force when springs and dampers are both disabled
+  if ((MOPT(disableflags) & PX_DSBL_SPRING) != 0 && (MOPT(disableflags) & PX_DSBL_DAMPER) != 0) {
+    return 0;
+  }
+  int any = 0;
+  for (int i = 0; i < PXK_NCON; i++) {
+    if (PXK_CON(i).adhesion != PX_R(0.0) && PXK_CON(i).exclude <= 1) any = 1;
+  }
+  if (any == 0) return 0;
+  int ja = 0;
+  int jb = 6 * nv;
+  int jd = 12 * nv;
+  int jc = 18 * nv;
+  for (int i = 0; i < PXK_NCON; i++) {
+    if (PXK_CON(i).adhesion == PX_R(0.0) || PXK_CON(i).exclude > 1) continue;
+    PXR pos[3];
+    PXR frame[9];
+    for (int k = 0; k < 3; k++) pos[k] = PXK_CON(i).pos[k];
+    for (int k = 0; k < 9; k++) frame[k] = PXK_CON(i).frame[k];
+    pxk_cnJac(PX_MDARGC ja, pos, M(geom_bodyid, PXK_CON(i).geom[0]));
+    pxk_cnJac(PX_MDARGC jb, pos, M(geom_bodyid, PXK_CON(i).geom[1]));
+    for (int r = 0; r < 3; r++) {
+      for (int k = 0; k < nv; k++) {
+        PXR v = PXK_E(efc_cn_jac, jb + r * nv + k) - PXK_E(efc_cn_jac, ja + r * nv + k);
+        PXK_E(efc_cn_jac, jd + r * nv + k) = v;
+      }
+    }
+    pxk_cnFrameMul(PX_MDARGC jc, frame, 0, 1, jd);
+    PXR scl = -PXK_CON(i).adhesion;
+    for (int k = 0; k < nv; k++) {
+      PXR v = D(qfrc_adhesion, k) + PXK_E(efc_cn_jac, jc + k) * scl;
+      D(qfrc_adhesion, k) = v;
+    }
+  }
+  int parts = pxk_psParts(PX_MDARG);
+  pxk_psTotals(PX_MDARGC parts / 2, 1, parts % 2);
+  return 1;
 }
 
 //---------------------------------- parameters ----------------------------------------------------

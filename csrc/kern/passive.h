@@ -8,7 +8,8 @@
 //           geom_type/size/fluid, opt (gravity, wind, density, viscosity, disableflags),
 //           d->qpos, qvel, ten_length, ten_J, ten_velocity, xipos, ximat, subtree_com, cdof,
 //           cvel, geom_xpos, geom_xmat
-//   writes: d->qfrc_spring, qfrc_damper, qfrc_gravcomp, qfrc_fluid, qfrc_passive
+//   writes: d->qfrc_spring, qfrc_damper, qfrc_gravcomp, qfrc_fluid, qfrc_passive (and zeroes
+//           qfrc_adhesion, which the CPU's contact stage fills: constraint.h pxk_cnAdhesion)
 // Parts: joint springs (hinge, slide, ball and free, with the stiffness polynomial), dof dampers
 // (with the damping polynomial and the damping of actuators on the joint), tendon springs
 // (deadband between the two lengthspring values) and dampers, body gravity compensation, and
@@ -545,6 +546,32 @@ PX_FN void pxk_psTendon(PX_MDC int i, int enbl_spring, int enbl_damper) {
   }
 }
 
+// qfrc_passive from its parts in mj_passive's order: springs + dampers, then fluid, adhesion and
+// gravity compensation where present (gravity compensation of joints with actgravcomp goes to
+// qfrc_actuator instead); adhesion comes from the contacts, which only the CPU's contact stage
+// has (pxk_cnAdhesion): pxk_passive itself passes has_adhesion = 0
+PX_FN void pxk_psTotals(PX_MDC int has_fluid, int has_adhesion, int has_gravcomp) {
+  for (int i = PX_LANE; i < MS(nv); i += PX_NLANE) {
+    PXR s = D(qfrc_spring, i) + D(qfrc_damper, i);
+    if (has_fluid != 0) s = s + D(qfrc_fluid, i);
+    if (has_adhesion != 0) s = s + D(qfrc_adhesion, i);
+    if (has_gravcomp != 0 && M(jnt_actgravcomp, M(dof_jntid, i)) == 0) s = s + D(qfrc_gravcomp, i);
+    D(qfrc_passive, i) = s;
+  }
+}
+
+// whether mj_passive's gravity compensation (1) and fluid forces (2) apply: a bit mask
+PX_FN int pxk_psParts(PX_MD) {
+  int parts = 0;
+  if (pxk_psGravcompOn(PX_MDARG) != 0) {
+    for (int b = 1; b < MS(nbody); b++) {
+      if (M(body_gravcomp, b) != PX_R(0.0)) parts = 1;
+    }
+  }
+  if (MOPT(viscosity) != PX_R(0.0) || MOPT(density) != PX_R(0.0)) parts = parts + 2;
+  return parts;
+}
+
 // all passive forces of one world (mj_passive)
 PX_FN void pxk_passive(PX_MD) {
   PXR force[3];
@@ -556,6 +583,7 @@ PX_FN void pxk_passive(PX_MD) {
     D(qfrc_damper, i) = PX_R(0.0);
     D(qfrc_gravcomp, i) = PX_R(0.0);
     D(qfrc_fluid, i) = PX_R(0.0);
+    D(qfrc_adhesion, i) = PX_R(0.0);
     D(qfrc_passive, i) = PX_R(0.0);
   }
   int enbl_spring = (MOPT(disableflags) & PX_DSBL_SPRING) == 0 ? 1 : 0;
@@ -573,13 +601,9 @@ PX_FN void pxk_passive(PX_MD) {
   PX_SYNC();
 
   // which optional parts apply (the same on every lane)
-  int has_gravcomp = 0;
-  if (pxk_psGravcompOn(PX_MDARG) != 0) {
-    for (int b = 1; b < MS(nbody); b++) {
-      if (M(body_gravcomp, b) != PX_R(0.0)) has_gravcomp = 1;
-    }
-  }
-  int has_fluid = (MOPT(viscosity) != PX_R(0.0) || MOPT(density) != PX_R(0.0)) ? 1 : 0;
+  int parts = pxk_psParts(PX_MDARG);
+  int has_gravcomp = parts % 2;
+  int has_fluid = parts / 2;
 
   if (PX_LANE == 0) {
     // tendon springs and dampers, in tendon order
@@ -619,13 +643,7 @@ PX_FN void pxk_passive(PX_MD) {
   }
   PX_SYNC();
 
-  // totals (gravity compensation of joints with actgravcomp goes to qfrc_actuator instead)
-  for (int i = PX_LANE; i < nv; i += PX_NLANE) {
-    PXR s = D(qfrc_spring, i) + D(qfrc_damper, i);
-    if (has_fluid != 0) s = s + D(qfrc_fluid, i);
-    if (has_gravcomp != 0 && M(jnt_actgravcomp, M(dof_jntid, i)) == 0) s = s + D(qfrc_gravcomp, i);
-    D(qfrc_passive, i) = s;
-  }
+  pxk_psTotals(PX_MDARGC has_fluid, 0, has_gravcomp);
 }
 
 #endif  // PX_KERN_PASSIVE_H_

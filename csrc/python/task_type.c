@@ -196,7 +196,8 @@ static PyObject* task_get_obs(PyObject* selfobj, void* closure) {
   TaskObject* self = (TaskObject*)selfobj;
   (void)closure;
   if (!taskReady(self, "obs")) return NULL;
-  return view(self, self->obs, self->spec.obs_dim, 0);
+  // writable: VectorEnv's SAME_STEP mode with copy=False writes reset rows into it
+  return view(self, self->obs, self->spec.obs_dim, 1);
 }
 
 static PyObject* task_get_out(PyObject* selfobj, void* closure) {
@@ -227,7 +228,8 @@ static PyMethodDef taskMethods[] = {
     {NULL, NULL, 0, NULL}};
 
 static PyGetSetDef taskGetSet[] = {
-    {"obs", task_get_obs, NULL, "(num_worlds, obs_dim) observations (read-only view)", NULL},
+    {"obs", task_get_obs, NULL,
+     "(num_worlds, obs_dim) observations (a view of the runner's buffer)", NULL},
     {"out", task_get_out, NULL,
      "(num_worlds, 16) outputs of the last step: reward, terminated, then the task's infos", NULL},
     {"batch", task_get_batch, NULL, "the Batch", NULL},

@@ -8,7 +8,7 @@
 //   pxt_<task>Pre(m, d, prm, pre)       the position a displacement reward needs, read before
 //                                        the step (the same stale frames Gymnasium reads);
 //   pxt_<task>Obs(m, d, prm, obs)       the float64 observation (Gymnasium v5's layout);
-//   pxt_<task>Reward(m, d, prm, pre, out)  out[0] reward, out[1] terminated (0 or 1), then the
+//   pxt_<task>Reward(m, d, prm, pre, res)  res[0] reward, res[1] terminated (0 or 1), then the
 //                                        task's infos in the order of PXT_INFO_<task> (see
 //                                        python/phalanx/tasks.py, which names them).
 // prm holds the task's keyword arguments and model indices (PXT_P_* slots, filled by the
@@ -191,7 +191,7 @@ PX_FN void pxt_antObs(PX_MDC PX_IN(PX_REAL, prm, PXT_NPRM), PX_OUT(PX_REAL, obs,
 // infos: x_position, y_position, distance_from_origin, x_velocity, y_velocity, reward_forward,
 // reward_ctrl, reward_contact, reward_survive
 PX_FN void pxt_antReward(PX_MDC PX_IN(PX_REAL, prm, PXT_NPRM), PX_IN(PX_REAL, pre, 2),
-                         PX_OUT(PX_REAL, out, PXT_NOUT)) {
+                         PX_OUT(PX_REAL, res, PXT_NOUT)) {
   int b = PX_INT(prm[PXT_P_BODY]);
   PXR vx = (D(xpos, 3 * b) - pre[0]) / prm[PXT_P_DT];
   PXR vy = (D(xpos, 3 * b + 1) - pre[1]) / prm[PXT_P_DT];
@@ -212,17 +212,17 @@ PX_FN void pxt_antReward(PX_MDC PX_IN(PX_REAL, prm, PXT_NPRM), PX_IN(PX_REAL, pr
   PXR gain = fwd + survive;
   PXR cost = ctrl + contact;
   PXR reward = gain - cost;
-  out[0] = reward;
-  out[1] = PX_TOREAL((1 - healthy) * pxt_on(prm[PXT_P_TERM]));
-  out[2] = D(qpos, 0);
-  out[3] = D(qpos, 1);
-  out[4] = pxt_dist2(PX_MDARG);
-  out[5] = vx;
-  out[6] = vy;
-  out[7] = fwd;
-  out[8] = -ctrl;
-  out[9] = -contact;
-  out[10] = survive;
+  res[0] = reward;
+  res[1] = PX_TOREAL((1 - healthy) * pxt_on(prm[PXT_P_TERM]));
+  res[2] = D(qpos, 0);
+  res[3] = D(qpos, 1);
+  res[4] = pxt_dist2(PX_MDARG);
+  res[5] = vx;
+  res[6] = vy;
+  res[7] = fwd;
+  res[8] = -ctrl;
+  res[9] = -contact;
+  res[10] = survive;
 }
 
 //---------------------------------- HalfCheetah, Hopper, Walker2d ---------------------------------
@@ -239,17 +239,17 @@ PX_FN void pxt_halfCheetahObs(PX_MDC PX_IN(PX_REAL, prm, PXT_NPRM),
 
 // infos: x_position, x_velocity, reward_forward, reward_ctrl
 PX_FN void pxt_halfCheetahReward(PX_MDC PX_IN(PX_REAL, prm, PXT_NPRM), PX_IN(PX_REAL, pre, 2),
-                                 PX_OUT(PX_REAL, out, PXT_NOUT)) {
+                                 PX_OUT(PX_REAL, res, PXT_NOUT)) {
   PXR vx = (D(qpos, 0) - pre[0]) / prm[PXT_P_DT];
   PXR fwd = prm[PXT_P_FWD] * vx;
   PXR ctrl = prm[PXT_P_CTRL] * pxt_ctrlSq(PX_MDARG);
   PXR reward = fwd - ctrl;
-  out[0] = reward;
-  out[1] = PX_R(0.0);
-  out[2] = D(qpos, 0);
-  out[3] = vx;
-  out[4] = fwd;
-  out[5] = -ctrl;
+  res[0] = reward;
+  res[1] = PX_R(0.0);
+  res[2] = D(qpos, 0);
+  res[3] = vx;
+  res[4] = fwd;
+  res[5] = -ctrl;
 }
 
 // Hopper and Walker2d: qpos (without x), qvel clipped to +-10
@@ -260,7 +260,7 @@ PX_FN void pxt_hopperObs(PX_MDC PX_IN(PX_REAL, prm, PXT_NPRM), PX_OUT(PX_REAL, o
 // Hopper and Walker2d; infos: x_position, z_distance_from_origin, x_velocity, reward_forward,
 // reward_ctrl, reward_survive. The state range is checked for Hopper only.
 PX_FN void pxt_hopperReward(PX_MDC PX_IN(PX_REAL, prm, PXT_NPRM), PX_IN(PX_REAL, pre, 2),
-                            int checkState, PX_OUT(PX_REAL, out, PXT_NOUT)) {
+                            int checkState, PX_OUT(PX_REAL, res, PXT_NOUT)) {
   PXR vx = (D(qpos, 0) - pre[0]) / prm[PXT_P_DT];
   PXR z = D(qpos, 1);
   PXR angle = D(qpos, 2);
@@ -284,14 +284,14 @@ PX_FN void pxt_hopperReward(PX_MDC PX_IN(PX_REAL, prm, PXT_NPRM), PX_IN(PX_REAL,
   PXR gain = fwd + survive;
   PXR reward = gain - ctrl;
   PXR dz = D(qpos, 1) - M(qpos0, 1);
-  out[0] = reward;
-  out[1] = PX_TOREAL((1 - healthy) * pxt_on(prm[PXT_P_TERM]));
-  out[2] = D(qpos, 0);
-  out[3] = dz;
-  out[4] = vx;
-  out[5] = fwd;
-  out[6] = -ctrl;
-  out[7] = survive;
+  res[0] = reward;
+  res[1] = PX_TOREAL((1 - healthy) * pxt_on(prm[PXT_P_TERM]));
+  res[2] = D(qpos, 0);
+  res[3] = dz;
+  res[4] = vx;
+  res[5] = fwd;
+  res[6] = -ctrl;
+  res[7] = survive;
 }
 
 //---------------------------------- Humanoid, HumanoidStandup -------------------------------------
@@ -303,7 +303,7 @@ PX_FN void pxt_humanoidPre(PX_MDC PX_OUT(PX_REAL, pre, 2)) {
 // infos: x_position, y_position, distance_from_origin, x_velocity, y_velocity, reward_survive,
 // reward_forward, reward_ctrl, reward_contact (tendon_length/velocity: the Python layer)
 PX_FN void pxt_humanoidReward(PX_MDC PX_IN(PX_REAL, prm, PXT_NPRM), PX_IN(PX_REAL, pre, 2),
-                              PX_OUT(PX_REAL, out, PXT_NOUT)) {
+                              PX_OUT(PX_REAL, res, PXT_NOUT)) {
   PX_REAL com[2];
   pxt_massCenter(PX_MDARGC com);
   PXR vx = (com[0] - pre[0]) / prm[PXT_P_DT];
@@ -323,22 +323,22 @@ PX_FN void pxt_humanoidReward(PX_MDC PX_IN(PX_REAL, prm, PXT_NPRM), PX_IN(PX_REA
   PXR gain = fwd + survive;
   PXR cost = ctrl + contact;
   PXR reward = gain - cost;
-  out[0] = reward;
-  out[1] = PX_TOREAL((1 - healthy) * pxt_on(prm[PXT_P_TERM]));
-  out[2] = D(qpos, 0);
-  out[3] = D(qpos, 1);
-  out[4] = pxt_dist2(PX_MDARG);
-  out[5] = vx;
-  out[6] = vy;
-  out[7] = survive;
-  out[8] = fwd;
-  out[9] = -ctrl;
-  out[10] = -contact;
+  res[0] = reward;
+  res[1] = PX_TOREAL((1 - healthy) * pxt_on(prm[PXT_P_TERM]));
+  res[2] = D(qpos, 0);
+  res[3] = D(qpos, 1);
+  res[4] = pxt_dist2(PX_MDARG);
+  res[5] = vx;
+  res[6] = vy;
+  res[7] = survive;
+  res[8] = fwd;
+  res[9] = -ctrl;
+  res[10] = -contact;
 }
 
 // infos: x_position, y_position, z_distance_from_origin, reward_linup, reward_quadctrl,
 // reward_impact (uph_cost_weight is accepted but unused, as in Gymnasium)
-PX_FN void pxt_standupReward(PX_MDC PX_IN(PX_REAL, prm, PXT_NPRM), PX_OUT(PX_REAL, out, PXT_NOUT)) {
+PX_FN void pxt_standupReward(PX_MDC PX_IN(PX_REAL, prm, PXT_NPRM), PX_OUT(PX_REAL, res, PXT_NOUT)) {
   PXR uph = (D(qpos, 2) - PX_ZERO) / MOPT(timestep);
   PXR ctrl = prm[PXT_P_CTRL] * pxt_ctrlSq(PX_MDARG);
   PXR csum = PX_ZERO;
@@ -352,14 +352,14 @@ PX_FN void pxt_standupReward(PX_MDC PX_IN(PX_REAL, prm, PXT_NPRM), PX_OUT(PX_REA
   PXR r2 = r1 - impact;
   PXR reward = r2 + PX_R(1.0);
   PXR dz = D(qpos, 2) - M(qpos0, 2);
-  out[0] = reward;
-  out[1] = PX_R(0.0);
-  out[2] = D(qpos, 0);
-  out[3] = D(qpos, 1);
-  out[4] = dz;
-  out[5] = uph;
-  out[6] = -ctrl;
-  out[7] = -impact;
+  res[0] = reward;
+  res[1] = PX_R(0.0);
+  res[2] = D(qpos, 0);
+  res[3] = D(qpos, 1);
+  res[4] = dz;
+  res[5] = uph;
+  res[6] = -ctrl;
+  res[7] = -impact;
 }
 
 //---------------------------------- Swimmer -------------------------------------------------------
@@ -371,21 +371,21 @@ PX_FN void pxt_swimmerObs(PX_MDC PX_IN(PX_REAL, prm, PXT_NPRM), PX_OUT(PX_REAL, 
 // infos: x_position, y_position, distance_from_origin, x_velocity, y_velocity, reward_forward,
 // reward_ctrl
 PX_FN void pxt_swimmerReward(PX_MDC PX_IN(PX_REAL, prm, PXT_NPRM), PX_IN(PX_REAL, pre, 2),
-                             PX_OUT(PX_REAL, out, PXT_NOUT)) {
+                             PX_OUT(PX_REAL, res, PXT_NOUT)) {
   PXR vx = (D(qpos, 0) - pre[0]) / prm[PXT_P_DT];
   PXR vy = (D(qpos, 1) - pre[1]) / prm[PXT_P_DT];
   PXR fwd = prm[PXT_P_FWD] * vx;
   PXR ctrl = prm[PXT_P_CTRL] * pxt_ctrlSq(PX_MDARG);
   PXR reward = fwd - ctrl;
-  out[0] = reward;
-  out[1] = PX_R(0.0);
-  out[2] = D(qpos, 0);
-  out[3] = D(qpos, 1);
-  out[4] = pxt_dist2(PX_MDARG);
-  out[5] = vx;
-  out[6] = vy;
-  out[7] = fwd;
-  out[8] = -ctrl;
+  res[0] = reward;
+  res[1] = PX_R(0.0);
+  res[2] = D(qpos, 0);
+  res[3] = D(qpos, 1);
+  res[4] = pxt_dist2(PX_MDARG);
+  res[5] = vx;
+  res[6] = vy;
+  res[7] = fwd;
+  res[8] = -ctrl;
 }
 
 //---------------------------------- Reacher, Pusher -----------------------------------------------
@@ -411,16 +411,16 @@ PX_FN void pxt_reacherObs(PX_MDC PX_IN(PX_REAL, prm, PXT_NPRM), PX_OUT(PX_REAL, 
 }
 
 // infos: reward_dist, reward_ctrl
-PX_FN void pxt_reacherReward(PX_MDC PX_IN(PX_REAL, prm, PXT_NPRM), PX_OUT(PX_REAL, out, PXT_NOUT)) {
+PX_FN void pxt_reacherReward(PX_MDC PX_IN(PX_REAL, prm, PXT_NPRM), PX_OUT(PX_REAL, res, PXT_NOUT)) {
   PXR dist = pxt_bodyDist(PX_MDARGC PX_INT(prm[PXT_P_BODY]), PX_INT(prm[PXT_P_BODY2]));
   PXR rdist = -dist * prm[PXT_P_FWD];
   PXR sq = pxt_ctrlSq(PX_MDARG);
   PXR rctrl = -sq * prm[PXT_P_CTRL];
   PXR reward = rdist + rctrl;
-  out[0] = reward;
-  out[1] = PX_R(0.0);
-  out[2] = rdist;
-  out[3] = rctrl;
+  res[0] = reward;
+  res[1] = PX_R(0.0);
+  res[2] = rdist;
+  res[3] = rctrl;
 }
 
 PX_FN void pxt_pusherObs(PX_MDC PX_IN(PX_REAL, prm, PXT_NPRM), PX_OUT(PX_REAL, obs, PXT_MAXOBS)) {
@@ -438,7 +438,7 @@ PX_FN void pxt_pusherObs(PX_MDC PX_IN(PX_REAL, prm, PXT_NPRM), PX_OUT(PX_REAL, o
 }
 
 // infos: reward_dist, reward_ctrl, reward_near
-PX_FN void pxt_pusherReward(PX_MDC PX_IN(PX_REAL, prm, PXT_NPRM), PX_OUT(PX_REAL, out, PXT_NOUT)) {
+PX_FN void pxt_pusherReward(PX_MDC PX_IN(PX_REAL, prm, PXT_NPRM), PX_OUT(PX_REAL, res, PXT_NOUT)) {
   int arm = PX_INT(prm[PXT_P_BODY]);
   int obj = PX_INT(prm[PXT_P_BODY2]);
   int goal = PX_INT(prm[PXT_P_BODY3]);
@@ -450,11 +450,11 @@ PX_FN void pxt_pusherReward(PX_MDC PX_IN(PX_REAL, prm, PXT_NPRM), PX_OUT(PX_REAL
   PXR rctrl = -sq * prm[PXT_P_CTRL];
   PXR r1 = rdist + rctrl;
   PXR reward = r1 + rnear;
-  out[0] = reward;
-  out[1] = PX_R(0.0);
-  out[2] = rdist;
-  out[3] = rctrl;
-  out[4] = rnear;
+  res[0] = reward;
+  res[1] = PX_R(0.0);
+  res[2] = rdist;
+  res[3] = rctrl;
+  res[4] = rnear;
 }
 
 //---------------------------------- InvertedPendulum, InvertedDoublePendulum ----------------------
@@ -464,15 +464,15 @@ PX_FN void pxt_pendulumObs(PX_MDC PX_OUT(PX_REAL, obs, PXT_MAXOBS)) {
 }
 
 // infos: reward_survive
-PX_FN void pxt_pendulumReward(PX_MDC PX_OUT(PX_REAL, out, PXT_NOUT)) {
+PX_FN void pxt_pendulumReward(PX_MDC PX_OUT(PX_REAL, res, PXT_NOUT)) {
   int ok = 1;
   for (int i = 0; i < MS(nq); i++) ok = ok * pxt_finite(D(qpos, i));
   for (int i = 0; i < MS(nv); i++) ok = ok * pxt_finite(D(qvel, i));
   PXR a = PX_ABS(D(qpos, 1));
   if (a > PX_R(0.2)) ok = 0;
-  out[0] = PX_TOREAL(ok);
-  out[1] = PX_TOREAL(1 - ok);
-  out[2] = PX_TOREAL(ok);
+  res[0] = PX_TOREAL(ok);
+  res[1] = PX_TOREAL(1 - ok);
+  res[2] = PX_TOREAL(ok);
 }
 
 PX_FN void pxt_doublePendulumObs(PX_MDC PX_OUT(PX_REAL, obs, PXT_MAXOBS)) {
@@ -495,7 +495,7 @@ PX_FN void pxt_doublePendulumObs(PX_MDC PX_OUT(PX_REAL, obs, PXT_MAXOBS)) {
 
 // infos: reward_survive, distance_penalty, velocity_penalty
 PX_FN void pxt_doublePendulumReward(PX_MDC PX_IN(PX_REAL, prm, PXT_NPRM),
-                                    PX_OUT(PX_REAL, out, PXT_NOUT)) {
+                                    PX_OUT(PX_REAL, res, PXT_NOUT)) {
   PXR x = D(site_xpos, 0);
   PXR y = D(site_xpos, 2);
   int term = y <= PX_R(1.0) ? 1 : 0;
@@ -507,11 +507,11 @@ PX_FN void pxt_doublePendulumReward(PX_MDC PX_IN(PX_REAL, prm, PXT_NPRM),
   PXR alive = prm[PXT_P_HEALTHY] * PX_TOREAL(1 - term);
   PXR r1 = alive - dist;
   PXR reward = r1 - vel;
-  out[0] = reward;
-  out[1] = PX_TOREAL(term);
-  out[2] = alive;
-  out[3] = -dist;
-  out[4] = -vel;
+  res[0] = reward;
+  res[1] = PX_TOREAL(term);
+  res[2] = alive;
+  res[3] = -dist;
+  res[4] = -vel;
 }
 
 //---------------------------------- dispatch ------------------------------------------------------
@@ -544,18 +544,18 @@ PX_FN void pxt_obs(PX_MDC int task, PX_IN(PX_REAL, prm, PXT_NPRM),
 
 // reward, terminated and infos after a step
 PX_FN void pxt_reward(PX_MDC int task, PX_IN(PX_REAL, prm, PXT_NPRM), PX_IN(PX_REAL, pre, 2),
-                      PX_OUT(PX_REAL, out, PXT_NOUT)) {
-  if (task == PXT_ANT) pxt_antReward(PX_MDARGC prm, pre, out);
-  if (task == PXT_HALFCHEETAH) pxt_halfCheetahReward(PX_MDARGC prm, pre, out);
-  if (task == PXT_HOPPER) pxt_hopperReward(PX_MDARGC prm, pre, 1, out);
-  if (task == PXT_WALKER2D) pxt_hopperReward(PX_MDARGC prm, pre, 0, out);
-  if (task == PXT_HUMANOID) pxt_humanoidReward(PX_MDARGC prm, pre, out);
-  if (task == PXT_HUMANOIDSTANDUP) pxt_standupReward(PX_MDARGC prm, out);
-  if (task == PXT_SWIMMER) pxt_swimmerReward(PX_MDARGC prm, pre, out);
-  if (task == PXT_REACHER) pxt_reacherReward(PX_MDARGC prm, out);
-  if (task == PXT_PUSHER) pxt_pusherReward(PX_MDARGC prm, out);
-  if (task == PXT_INVERTEDPENDULUM) pxt_pendulumReward(PX_MDARGC out);
-  if (task == PXT_INVERTEDDOUBLEPENDULUM) pxt_doublePendulumReward(PX_MDARGC prm, out);
+                      PX_OUT(PX_REAL, res, PXT_NOUT)) {
+  if (task == PXT_ANT) pxt_antReward(PX_MDARGC prm, pre, res);
+  if (task == PXT_HALFCHEETAH) pxt_halfCheetahReward(PX_MDARGC prm, pre, res);
+  if (task == PXT_HOPPER) pxt_hopperReward(PX_MDARGC prm, pre, 1, res);
+  if (task == PXT_WALKER2D) pxt_hopperReward(PX_MDARGC prm, pre, 0, res);
+  if (task == PXT_HUMANOID) pxt_humanoidReward(PX_MDARGC prm, pre, res);
+  if (task == PXT_HUMANOIDSTANDUP) pxt_standupReward(PX_MDARGC prm, res);
+  if (task == PXT_SWIMMER) pxt_swimmerReward(PX_MDARGC prm, pre, res);
+  if (task == PXT_REACHER) pxt_reacherReward(PX_MDARGC prm, res);
+  if (task == PXT_PUSHER) pxt_pusherReward(PX_MDARGC prm, res);
+  if (task == PXT_INVERTEDPENDULUM) pxt_pendulumReward(PX_MDARGC res);
+  if (task == PXT_INVERTEDDOUBLEPENDULUM) pxt_doublePendulumReward(PX_MDARGC prm, res);
 }
 
 #endif  // PX_TASKS_TASKS_H_

@@ -206,7 +206,7 @@ def _gymnasium_assets():
 def model_path(env_id, xml_file=None):
     """Path of the MJCF file of a task: xml_file if given (a path, or a name in the model
     folder), else the package's copy of Gymnasium's model, else Gymnasium's own asset."""
-    name = MODEL_FILES[env_id] if xml_file is None else os.fspath(xml_file)
+    name = MODEL_FILES[env_id] if xml_file is None else os.path.expanduser(os.fspath(xml_file))
     if xml_file is not None and os.path.exists(name):
         return name
     packaged = os.path.join(os.path.dirname(__file__), "assets", "gymnasium", name)
@@ -360,7 +360,11 @@ class TaskVectorEnv(VectorEnv):
         _check_id(env_id)
         kw = _kwargs(env_id, kwargs)
         if num_threads is None:
+            # one thread per CPU, at most one per env and the pool's limit of 256
             num_threads = os.cpu_count() or 1
+            if isinstance(num_envs, numbers.Integral) and num_envs >= 1:
+                num_threads = min(num_threads, int(num_envs))
+            num_threads = min(num_threads, 256)
         if max_episode_steps is _DEFAULT:
             max_episode_steps = MAX_EPISODE_STEPS[env_id]
         self.env_id = env_id
@@ -478,6 +482,11 @@ class TaskVectorEnv(VectorEnv):
                 values[name] = np.array(b.ten_velocity)
         return values
 
+    def close_extras(self, **kwargs):
+        """Release the task runner and the batch."""
+        self._runner = None
+        super().close_extras(**kwargs)
+
     # ---- extras ---------------------------------------------------------------------------------
 
     def set_state(self, index, qpos, qvel, *, act=None, qacc_warmstart=None, ctrl=None,
@@ -485,6 +494,11 @@ class TaskVectorEnv(VectorEnv):
         """Set world ``index``'s state (as mj_setState would), run forward on it and refresh
         its observation; the world's flags are not cleared."""
         self._check_open("set_state")
+        if (isinstance(index, bool) or not isinstance(index, numbers.Integral)
+                or not 0 <= index < self.num_envs):
+            raise ValueError(
+                f"set_state: index must be an int in [0, {self.num_envs}), got {index!r}"
+            )
         b = self.batch
         b.qpos[index] = qpos
         b.qvel[index] = qvel

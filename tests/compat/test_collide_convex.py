@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 
 import phalanx
+from tests.conftest import fast_subset
 
 mujoco = pytest.importorskip("mujoco")
 
@@ -429,14 +430,13 @@ CONVEX_TYPES = {(2, 4), (2, 7), (3, 4), (3, 5), (3, 7), (4, 4), (4, 5), (4, 6), 
                 (5, 6), (5, 7), (6, 7), (7, 7)}
 
 
+@fast_subset(lambda name: name in POLY_CORPUS[:3])
 @pytest.mark.parametrize("name", POLY_CORPUS)
 def test_polygon_multicontact_corpus(name, harness, tmp_path, full):
     from tests.conftest import SHARED_MODELS, shared_model
     from tests.compat.test_collision_corpus import mujoco_states
     from tests.compat.test_conformance import load_both
 
-    if not full and name not in POLY_CORPUS[:3]:
-        pytest.skip("--full only")
     path = shared_model("mujoco", "test", "engine", "testdata", "collision_convex",
                         *f"{name}.xml".split("/"))
     if not os.path.exists(path):

@@ -29,7 +29,7 @@ import pytest
 
 import phalanx
 from tests.compat._util import rel
-from tests.conftest import parametrize_corpus, shared_model
+from tests.conftest import fast_subset, parametrize_corpus, shared_model
 
 mujoco = pytest.importorskip("mujoco")
 
@@ -205,6 +205,7 @@ FAST_CORPUS = [
     shared_model("mujoco", "model", "tendon_arm", "arm26.xml"),
     shared_model("gymnasium", "ant.xml"),
     shared_model("gymnasium", "walker2d.xml"),
+    shared_model("mujoco", "model", "adhesion", "fridge_door.xml"),  # adhesive contacts
 ]
 
 
@@ -327,6 +328,10 @@ def compare_forward(ours, ref, do, dr, what):
     np.testing.assert_array_equal(do.efc_type, dr.efc_type[: dr.nefc], err_msg=what)
     np.testing.assert_array_equal(do.efc_id, dr.efc_id[: dr.nefc], err_msg=what)
     worst = {"rows": 0.0, "solver": 0.0}
+    # adhesive contacts add to the passive forces (mj_adhesion)
+    for name in ("qfrc_adhesion", "qfrc_passive", "qacc_smooth"):
+        e = rel(getattr(do, name), getattr(dr, name))
+        assert e <= ROW_TOL, f"{what}: {name} differs by {e:.3g}"
     for name in ROW_FIELDS:
         e = row_err(getattr(do, name), ref_rows(ref, dr, name))
         assert e <= ROW_TOL, f"{what}: {name} differs by {e:.3g}"
@@ -410,13 +415,12 @@ def with_solver(name, solver):
     return int(getattr(mujoco.mjtSolver, "mjSOL_" + solver))
 
 
+@fast_subset(lambda diagexact, solver, **_: not diagexact or solver == "NEWTON")
 @pytest.mark.parametrize("diagexact", [False, True], ids=["diagapprox", "diagexact"])
 @pytest.mark.parametrize("solver", ["NEWTON", "CG", "PGS"])
 @pytest.mark.parametrize("island", [True, False], ids=["islands", "monolithic"])
 @pytest.mark.parametrize("name", sorted(SMALL))
-def test_small_rows(name, island, solver, diagexact, full):
-    if diagexact and solver != "NEWTON" and not full:
-        pytest.skip("--full")
+def test_small_rows(name, island, solver, diagexact):
     code = with_solver(name, solver)
     ours, ref = load_small(SMALL[name], island)
     ours.opt.solver = ref.opt.solver = code
@@ -427,12 +431,11 @@ def test_small_rows(name, island, solver, diagexact, full):
     assert check_states(ours, ref, seed=1) > 0, "no rows arose: the test exercises nothing"
 
 
+@fast_subset(lambda island, **_: island)
 @pytest.mark.parametrize("solver", ["CG", "PGS"])
 @pytest.mark.parametrize("island", [True, False], ids=["islands", "monolithic"])
 @pytest.mark.parametrize("name", sorted(SMALL))
-def test_small_trajectory_solvers(name, island, solver, full):
-    if not island and not full:
-        pytest.skip("--full")
+def test_small_trajectory_solvers(name, island, solver):
     code = with_solver(name, solver)
     ours, ref = load_small(SMALL[name], island)
     ours.opt.solver = ref.opt.solver = code
@@ -442,10 +445,9 @@ def test_small_trajectory_solvers(name, island, solver, full):
 @pytest.mark.parametrize("solver", ["NEWTON", "CG", "PGS"])
 @pytest.mark.parametrize("island", [True, False], ids=["islands", "monolithic"])
 @pytest.mark.parametrize("name", ["contacts", "elliptic", "friction"])
-def test_noslip(name, island, solver, full):
+@fast_subset(lambda island, solver, **_: island and solver != "CG")
+def test_noslip(name, island, solver):
     """The noslip solver after each main solver (frictionless, pyramidal and elliptic)."""
-    if not full and (not island or solver == "CG"):
-        pytest.skip("--full")
     ours, ref = load_small(SMALL[name], island)
     ours.opt.solver = ref.opt.solver = int(getattr(mujoco.mjtSolver, "mjSOL_" + solver))
     ours.opt.noslip_iterations = ref.opt.noslip_iterations = 5
@@ -456,9 +458,9 @@ def test_noslip(name, island, solver, full):
 @pytest.mark.parametrize("island", [True, False], ids=["islands", "monolithic"])
 @pytest.mark.parametrize("name", sorted(SMALL))
 @pytest.mark.parametrize("integrator", ["EULER", "IMPLICIT", "IMPLICITFAST", "RK4"])
-def test_small_trajectory(name, integrator, island, full):
-    if integrator != "EULER" and not full and (name != "contacts" or not island):
-        pytest.skip("--full")
+@fast_subset(lambda integrator, name, island, **_: integrator == "EULER" or (name == "contacts"
+                                                                           and island))
+def test_small_trajectory(name, integrator, island):
     ours, ref = load_small(SMALL[name], island)
     code = int(getattr(mujoco.mjtIntegrator, "mjINT_" + integrator))
     ours.opt.integrator = ref.opt.integrator = code

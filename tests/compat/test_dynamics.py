@@ -38,9 +38,9 @@ def pytest_generate_tests(metafunc):
     parametrize_corpus(metafunc, "dyn_model", FAST)
 
 
-def load_pair(path, integrator):
-    """(phalanx, mujoco) models with constraints off and the integrator set; skips, naming the
-    reason, where either engine cannot load or phalanx cannot step the model."""
+def load_pair(path, integrator, constraints=False):
+    """(phalanx, mujoco) models with the integrator set and constraints off (unless asked for);
+    skips, naming the reason, where either engine cannot load or phalanx cannot step the model."""
     try:
         ref = mujoco.MjModel.from_xml_path(path)
     except Exception as e:  # noqa: BLE001
@@ -49,7 +49,7 @@ def load_pair(path, integrator):
         ours = phalanx.Model.from_xml_path(path)
     except NotImplementedError as e:
         pytest.skip(f"phalanx does not compile it yet: {str(e)[:100]}")
-    bits = int(mujoco.mjtDisableBit.mjDSBL_CONSTRAINT)
+    bits = 0 if constraints else int(mujoco.mjtDisableBit.mjDSBL_CONSTRAINT)
     code = int(getattr(mujoco.mjtIntegrator, "mjINT_" + integrator))
     for m in (ours, ref):
         m.opt.disableflags = m.opt.disableflags | bits
@@ -100,8 +100,8 @@ def phalanx_run(ours, d0, U):
     return out
 
 
-def first_exit(ref, traj, base):
-    """First step at which traj leaves TOL of base (NSTEP if never)."""
+def first_exit(ref, traj, base, tol=TOL):
+    """First step at which traj leaves tol of base (NSTEP if never)."""
     nq = ref.nq
     dq = np.zeros(ref.nv)
     for t in range(NSTEP):
@@ -109,13 +109,15 @@ def first_exit(ref, traj, base):
         rest = traj[t, nq:] - base[t, nq:]
         err = max(np.max(np.abs(dq), initial=0.0),
                   np.max(np.abs(rest) / (1 + np.abs(base[t, nq:])), initial=0.0))
-        if not np.isfinite(err) or err > TOL:
+        if not np.isfinite(err) or err > tol:
             return t
     return NSTEP
 
 
-def divergence(path, integrator):
-    ours, ref, refused = load_pair(path, integrator)
+def divergence(path, integrator, tol=TOL, constraints=False):
+    """(phalanx's steps within tol of MuJoCo, the median of MuJoCo's own under 1e-12
+    perturbations, None) or (None, None, the reason phalanx refuses the model)."""
+    ours, ref, refused = load_pair(path, integrator, constraints)
     if refused:
         return None, None, refused
     rng = np.random.default_rng(20261126)
@@ -128,8 +130,8 @@ def divergence(path, integrator):
         dv = rng.standard_normal(ref.nv)
         dq *= 1e-12 / np.linalg.norm(dq)
         dv *= 1e-12 / np.linalg.norm(dv)
-        selfs.append(first_exit(ref, mujoco_run(ref, d0, U, dq, dv), base))
-    return first_exit(ref, phalanx_run(ours, d0, U), base), float(np.median(selfs)), None
+        selfs.append(first_exit(ref, mujoco_run(ref, d0, U, dq, dv), base, tol))
+    return first_exit(ref, phalanx_run(ours, d0, U), base, tol), float(np.median(selfs)), None
 
 
 @pytest.mark.compat

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import phalanx
+from tests.conftest import fast_subset
 
 mujoco = pytest.importorskip("mujoco")
 
@@ -134,10 +135,9 @@ def test_explicit_faces():
     _compare(xml)
 
 
+@fast_subset(lambda seed: seed < 5)
 @pytest.mark.parametrize("seed", range(20))
-def test_random_clouds(seed, full):
-    if not full and seed >= 5:
-        pytest.skip("--full only")
+def test_random_clouds(seed):
     rng = np.random.default_rng(100 + seed)
     # points on random planes, so that many hull triangles share a normal
     pts = cloud(rng, 20)

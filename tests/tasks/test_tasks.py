@@ -45,10 +45,18 @@ def copy_state(genv, penv, world=0):
     off = np.cumsum([0, 1, m.nq, m.nv, m.na, m.nv, m.nu])
     time, qpos, qvel, act, warm, ctrl = (state[off[i]:off[i + 1]] for i in range(6))
     penv.set_state(world, qpos, qvel, act=act, qacc_warmstart=warm, ctrl=ctrl, time=time[0])
+    # mid-episode, Gymnasium's frames are those mj_step left: the positions before the last
+    # integration, which its displacement rewards read as the pre-step position (Ant's main
+    # body xpos, Humanoid's mass center from xipos); set_state recomputed them from qpos
+    penv.batch.xpos[world] = d.xpos
+    penv.batch.xipos[world] = d.xipos
 
 
-def compare(env_id, nstep=NSTEP, seed=3, **kwargs):
-    """Run Gymnasium and phalanx side by side; return the worst relative deviations."""
+def compare(env_id, nstep=NSTEP, seed=3, resync=None, **kwargs):
+    """Run Gymnasium and phalanx side by side; return the worst relative deviations. With
+    resync, Gymnasium's state is copied into phalanx again every resync steps (long runs: the
+    contact-rich tasks amplify last-bit differences of the physics exponentially, about tenfold
+    per 10 Ant steps, so unsynchronized trajectories part after a few hundred steps)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         genv = gymnasium.make(env_id, **kwargs)
@@ -82,6 +90,8 @@ def compare(env_id, nstep=NSTEP, seed=3, **kwargs):
             genv.reset(seed=seed + 1 + t)
             penv.reset(options={"reset_mask": np.array([True])})
             copy_state(genv, penv)
+        elif resync and (t + 1) % resync == 0:
+            copy_state(genv, penv)
     for key, value in worst.items():
         assert value <= TOL, (env_id, key, value)
     worst["episodes"] = episodes
@@ -97,6 +107,15 @@ def test_matches_gymnasium(env_id):
     terms = {k: v for k, v in worst.items() if k not in ("obs", "reward", "episodes")}
     print(f"\n{env_id}: {worst['episodes']} episode(s); obs {worst['obs']:.1e}, reward "
           f"{worst['reward']:.1e}, infos max {max(terms.values()):.1e}")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("env_id", TASK_IDS)
+def test_matches_gymnasium_long(env_id):
+    """2000 steps (episodes end by termination or the time limit), state copied every 25."""
+    worst = compare(env_id, nstep=2000, seed=17, resync=25)
+    print(f"\n{env_id}: {worst['episodes']} episode(s); obs {worst['obs']:.1e}, reward "
+          f"{worst['reward']:.1e}")
 
 
 # non-default keyword arguments, each compared with Gymnasium given the same ones
@@ -145,7 +164,7 @@ def test_packaged_models_by_default():
         assert path.endswith(f"assets/gymnasium/{phalanx.tasks.MODEL_FILES[env_id]}")
 
 
-#---------------------------------- errors ----------------------------------------------------------
+# ---- errors --------------------------------------------------------------------------------------
 
 
 def test_unknown_id():
@@ -186,6 +205,15 @@ def test_bad_kwargs():
         env.step(np.zeros((2, 7)))
 
 
+def test_model_too_small():
+    # InvertedDoublePendulum's functions read qvel[2] and a site: the one-pole cart is refused
+    path = phalanx.tasks.model_path("InvertedPendulum-v5")
+    with pytest.raises(ValueError, match="nv >= 3"):
+        phalanx.make_vec("InvertedDoublePendulum-v5", xml_file=path)
+    with pytest.raises(ValueError, match="tips_arm"):
+        phalanx.make_vec("Pusher-v5", xml_file=phalanx.tasks.model_path("Reacher-v5"))
+
+
 def test_xml_file_path():
     path = phalanx.tasks.model_path("Hopper-v5")
     env = phalanx.make_vec("Hopper-v5", xml_file=path, num_envs=2, num_threads=0)
@@ -209,7 +237,7 @@ def test_max_episode_steps():
         assert not env.step(a[:1])[3][0]
 
 
-#---------------------------------- episodes against SyncVectorEnv ----------------------------------
+# ---- episodes against SyncVectorEnv --------------------------------------------------------------
 
 
 @pytest.mark.parametrize("mode", list(AutoresetMode))
@@ -255,7 +283,7 @@ def test_autoreset_structure(mode):
                 assert rel(pi[key], value) <= TOL, (t, key)
 
 
-#---------------------------------- reset distributions ---------------------------------------------
+# ---- reset distributions -------------------------------------------------------------------------
 
 NWORLD = 20000
 
@@ -344,7 +372,7 @@ def test_reset_noise_pusher():
     _moments_ok(qvel[:, :7], 0.0, 0.005**2 / 3, "pusher qvel")
 
 
-#---------------------------------- determinism -----------------------------------------------------
+# ---- determinism ---------------------------------------------------------------------------------
 
 
 def _episode(env_id, num_threads, seed, nstep=30, num_envs=5):
@@ -380,3 +408,85 @@ def test_threads_bitwise(env_id):
             assert x.tolist() == y.tolist() == z.tolist()
         else:
             assert x.tobytes() == y.tobytes() == z.tobytes()
+
+
+def test_bad_action_truncates_one_world():
+    env = phalanx.make_vec("Ant-v5", num_envs=3, num_threads=2, seed=1)
+    env.reset(seed=1)
+    a = np.zeros((3, 8), dtype=np.float32)
+    a[1, 2] = np.nan
+    obs, r, term, trunc, infos = env.step(a)
+    assert trunc.tolist() == [False, True, False] and r[1] == 0.0 and not term[1]
+    assert infos["_truncation_reason"].tolist() == [False, True, False]
+    assert "badctrl" in infos["truncation_reason"][1]
+    assert np.isfinite(obs[[0, 2]]).all()
+    # the next step resets world 1 (NEXT_STEP) and reports its reset infos only
+    obs, r, term, trunc, infos = env.step(np.zeros((3, 8), dtype=np.float32))
+    assert infos["_x_position"].tolist() == [True, True, True]
+    assert infos["_reward_forward"].tolist() == [True, False, True]
+
+
+@pytest.mark.parametrize("env_id", TASK_IDS)
+def test_vector_structure(env_id):
+    """Spaces, metadata, and the keys, order, dtypes and masks of infos after a reset and a
+    step, as gymnasium.make_vec(..., vectorization_mode="sync") gives them."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        genv = gymnasium.make_vec(env_id, num_envs=2, vectorization_mode="sync")
+    penv = phalanx.make_vec(env_id, num_envs=2, num_threads=0)
+    assert penv.single_observation_space == genv.single_observation_space
+    assert penv.single_action_space == genv.single_action_space
+    assert penv.observation_space == genv.observation_space
+    assert penv.action_space == genv.action_space
+    assert penv.metadata["render_fps"] == genv.metadata["render_fps"]
+    for k in range(2):
+        if k == 0:
+            gout = genv.reset(seed=1)
+            pout = penv.reset(seed=1)
+        else:
+            a = genv.action_space.sample()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                gout = genv.step(a)
+            pout = penv.step(a)
+        for g, p in zip(gout[:-1], pout[:-1]):
+            assert g.dtype == p.dtype and g.shape == p.shape
+        gi, pi = gout[-1], pout[-1]
+        assert list(gi) == list(pi)
+        for key in gi:
+            assert gi[key].dtype == pi[key].dtype and gi[key].shape == pi[key].shape, key
+            if key.startswith("_"):
+                assert np.array_equal(gi[key], pi[key])
+    genv.close()
+
+
+@pytest.mark.parametrize("mode", list(AutoresetMode))
+def test_copy_false(mode):
+    """copy=False gives the same values as copy=True (views of the runner's buffer)."""
+    envs = [phalanx.make_vec("Hopper-v5", num_envs=3, num_threads=0, max_episode_steps=2,
+                             autoreset_mode=mode, copy=c) for c in (True, False)]
+    outs = [[e.reset(seed=3)[0].copy()] for e in envs]
+    a = np.full((3, 3), 0.3, dtype=np.float32)
+    for t in range(5):
+        for e, out in zip(envs, outs):
+            if mode == AutoresetMode.DISABLED and t % 2 == 0 and t:
+                out.append(e.reset(options={"reset_mask": np.ones(3, bool)})[0].copy())
+                continue
+            obs, r, term, trunc, infos = e.step(a)
+            out += [np.array(obs), r, trunc]
+            if "final_obs" in infos:
+                out += [np.stack(infos["final_obs"][infos["_final_obs"]])]
+    for x, y in zip(*outs, strict=True):
+        assert np.array_equal(x, y)
+
+
+def test_set_state_errors():
+    env = phalanx.make_vec("Hopper-v5", num_envs=2, num_threads=0)
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match="index"):
+        env.set_state(2, np.zeros(6), np.zeros(6))
+    with pytest.raises(ValueError):
+        env.set_state(0, np.zeros(5), np.zeros(6))
+    env.close()
+    with pytest.raises(RuntimeError, match="closed"):
+        env.set_state(0, np.zeros(6), np.zeros(6))

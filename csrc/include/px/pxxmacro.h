@@ -466,6 +466,7 @@
   X(pxtNum,  qfrc_damper,          nv,          1) \
   X(pxtNum,  qfrc_gravcomp,        nv,          1) \
   X(pxtNum,  qfrc_fluid,           nv,          1) \
+  X(pxtNum,  qfrc_adhesion,        nv,          1) \
   X(pxtNum,  qfrc_passive,         nv,          1) \
   X(pxtNum,  subtree_linvel,       nbody,       3) \
   X(pxtNum,  subtree_angmom,       nbody,       3) \
