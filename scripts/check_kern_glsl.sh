@@ -5,7 +5,8 @@
 #   - every OpFAdd/OpFSub/OpFMul/OpFDiv carries the NoContraction decoration;
 #   - no GLSL.std.450 Sin/Cos/Tan/Asin/Acos/Atan/Atan2/Exp/Exp2/Log/Log2/Pow/InverseSqrt/Fma;
 #   - the fp32 module declares neither the Float64 nor the Int64 capability.
-# Then compiles the stage headers no shader includes yet (csrc/kern/tendon.h, transmission.h)
+# Then compiles the stage headers no shader includes yet (csrc/kern/tendon.h, transmission.h,
+# sensor.h, ...)
 # through shaders/layout.glsl and lints them with scripts/spirv_lint.py --strict.
 # Needs glslc and spirv-dis (Debian: glslc, spirv-tools). Exits nonzero on any violation.
 set -euo pipefail
@@ -377,6 +378,47 @@ void main() {
 }
 EOF
 check_stage tasks "tasks/tasks.h" -O0 -O
+# ray casting (csrc/kern/ray.h): mj_ray over every geom type, through the generated layout
+stage_shader ray kern/ray.h
+cat >>"$tmp/ray_check.comp" <<'EOF'
+void main() {
+  PX_CHECK_BEGIN();
+  precise PX_REAL pnt[3];
+  precise PX_REAL vec[3];
+  for (int k = 0; k < 3; k++) {
+    pnt[k] = D(qpos, k);
+    vec[k] = D(qvel, k);
+  }
+  int grp[6] = int[6](1, 1, 1, 1, 1, 1);
+  int gid[1];
+  precise PX_REAL nrm[3];
+  precise PX_REAL x = pxk_ray(pnt, vec, grp, 1, 1, -1, gid, nrm);
+  D(qacc, 0) = x;
+  for (int k = 0; k < 3; k++) D(qacc, 1 + k) = nrm[k];
+}
+EOF
+check_stage ray "ray.h" -O0 -O
+
+# the sensor stages (csrc/kern/sensor.h) through the generated layout (its sensordata and the
+# collision scratch of the geom distance sensors), fp64 and fp32, -O0 (as collision: spirv-opt
+# crashes on the whole collision code at -O), linted --strict; needs the layout regenerated with
+# sensordata
+stage_shader sensor
+cat >>"$tmp/sensor_check.comp" <<'EOF'
+#include "kern/collide.h"
+#include "kern/sensor.h"
+void main() {
+  PX_CHECK_BEGIN();
+  pxl_collisionWorld(p);
+  if (pxk_sensorNeeds(PXK_SN_SUBTREEVEL) == 1) pxk_subtreeVel();
+  PX_SYNC();
+  pxk_sensorPos(D(qpos, 0));
+  pxk_sensorVel();
+  pxk_sensorAcc();
+  D(qvel, 0) = PX_TOREAL(pxk_sensorSupported(0));
+}
+EOF
+check_stage sensor "sensor.h" -O0
 
 if [ "$fail" != 0 ]; then
   echo "check_kern_glsl: FAILED"

@@ -754,6 +754,7 @@ layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Px
   PxdReal qfrc_damper;  // (nv x 1) pxtNum
   PxdReal qfrc_gravcomp;  // (nv x 1) pxtNum
   PxdReal qfrc_fluid;  // (nv x 1) pxtNum
+  PxdReal qfrc_adhesion;  // (nv x 1) pxtNum
   PxdReal qfrc_passive;  // (nv x 1) pxtNum
   PxdReal subtree_linvel;  // (nbody x 3) pxtNum
   PxdReal subtree_angmom;  // (nbody x 3) pxtNum
@@ -770,6 +771,7 @@ layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Px
   PxdReal cacc;  // (nbody x 6) pxtNum
   PxdReal cfrc_int;  // (nbody x 6) pxtNum
   PxdReal cfrc_ext;  // (nbody x 6) pxtNum
+  PxdReal sensordata;  // (nsensordata x 1) pxtNum
   PxdReal rne_cacc;  // (nbody x 6) pxtNum
   PxdReal rne_cfrc;  // (nbody x 6) pxtNum
   PxdReal rnevel_dcvel;  // (nB x 6) pxtNum
@@ -872,6 +874,7 @@ layout(push_constant, std430) uniform PxPush {
 #define PXS_qfrc_damper (pxm.nv)
 #define PXS_qfrc_gravcomp (pxm.nv)
 #define PXS_qfrc_fluid (pxm.nv)
+#define PXS_qfrc_adhesion (pxm.nv)
 #define PXS_qfrc_passive (pxm.nv)
 #define PXS_subtree_linvel (pxm.nbody * 3)
 #define PXS_subtree_angmom (pxm.nbody * 3)
@@ -888,6 +891,7 @@ layout(push_constant, std430) uniform PxPush {
 #define PXS_cacc (pxm.nbody * 6)
 #define PXS_cfrc_int (pxm.nbody * 6)
 #define PXS_cfrc_ext (pxm.nbody * 6)
+#define PXS_sensordata (pxm.nsensordata)
 #define PXS_rne_cacc (pxm.nbody * 6)
 #define PXS_rne_cfrc (pxm.nbody * 6)
 #define PXS_rnevel_dcvel (pxm.nB * 6)
@@ -1000,6 +1004,7 @@ void pxl_zeroWorld() {
   for (int i = lane; i < PXS_qfrc_damper; i += nlane) pxd.qfrc_damper.v[pxw * PXS_qfrc_damper + i] = PXL_REAL(0);
   for (int i = lane; i < PXS_qfrc_gravcomp; i += nlane) pxd.qfrc_gravcomp.v[pxw * PXS_qfrc_gravcomp + i] = PXL_REAL(0);
   for (int i = lane; i < PXS_qfrc_fluid; i += nlane) pxd.qfrc_fluid.v[pxw * PXS_qfrc_fluid + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_qfrc_adhesion; i += nlane) pxd.qfrc_adhesion.v[pxw * PXS_qfrc_adhesion + i] = PXL_REAL(0);
   for (int i = lane; i < PXS_qfrc_passive; i += nlane) pxd.qfrc_passive.v[pxw * PXS_qfrc_passive + i] = PXL_REAL(0);
   for (int i = lane; i < PXS_subtree_linvel; i += nlane) pxd.subtree_linvel.v[pxw * PXS_subtree_linvel + i] = PXL_REAL(0);
   for (int i = lane; i < PXS_subtree_angmom; i += nlane) pxd.subtree_angmom.v[pxw * PXS_subtree_angmom + i] = PXL_REAL(0);
@@ -1016,6 +1021,7 @@ void pxl_zeroWorld() {
   for (int i = lane; i < PXS_cacc; i += nlane) pxd.cacc.v[pxw * PXS_cacc + i] = PXL_REAL(0);
   for (int i = lane; i < PXS_cfrc_int; i += nlane) pxd.cfrc_int.v[pxw * PXS_cfrc_int + i] = PXL_REAL(0);
   for (int i = lane; i < PXS_cfrc_ext; i += nlane) pxd.cfrc_ext.v[pxw * PXS_cfrc_ext + i] = PXL_REAL(0);
+  for (int i = lane; i < PXS_sensordata; i += nlane) pxd.sensordata.v[pxw * PXS_sensordata + i] = PXL_REAL(0);
   for (int i = lane; i < PXS_rne_cacc; i += nlane) pxd.rne_cacc.v[pxw * PXS_rne_cacc + i] = PXL_REAL(0);
   for (int i = lane; i < PXS_rne_cfrc; i += nlane) pxd.rne_cfrc.v[pxw * PXS_rne_cfrc + i] = PXL_REAL(0);
   for (int i = lane; i < PXS_rnevel_dcvel; i += nlane) pxd.rnevel_dcvel.v[pxw * PXS_rnevel_dcvel + i] = PXL_REAL(0);

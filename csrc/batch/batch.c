@@ -46,8 +46,8 @@ double pxb_rngSymmetric(uint64_t s[4]) {
 
 //---------------------------------- flags ---------------------------------------------------------
 
-static const char* const kFlagNames[PX_NBFLAG] = {"badqpos", "badqvel",  "badqacc",
-                                                  "badctrl", "unstable", "error"};
+static const char* const kFlagNames[PX_NBFLAG] = {
+    "badqpos", "badqvel", "badqacc", "badctrl", "unstable", "error", "contactfull", "cnstrfull"};
 
 const char* pxb_flagName(int bit) {
   return bit >= 0 && bit < PX_NBFLAG ? kFlagNames[bit] : NULL;
@@ -98,7 +98,8 @@ pxBatch* pxb_make(pxModel* m, int nworld, int nthread, uint64_t seed, pxStatus* 
     PX_FAIL(st, PX_ERR_NOMEM, "out of memory allocating %d worlds", nworld);
     return NULL;
   }
-  b->worlds = px_makeWorlds(m, nworld, st);
+  // the solver and collision scratch once per thread, not per world (px_makeWorldsSlots)
+  b->worlds = px_makeWorldsSlots(m, nworld, nchunk, st);
   if (!b->worlds) {
     pxb_free(b);
     return NULL;
@@ -118,6 +119,8 @@ void pxb_free(pxBatch* b) {
   if (!b) return;
   pxb_poolFree(b->pool);
   px_freeWorlds(b->worlds);
+  pxb_clearParams(b);
+  free(b->autoflagged);
   if (b->model) b->model->frozen--;
   free(b->rng);
   free(b->flags);
@@ -152,24 +155,34 @@ static void chunkError(pxBatch* b, int chunk, int w, const pxStatus* st) {
   }
 }
 
-// counters (number column) of the warnings that flag a world, in pxtBatchFlag order
-static const int kFlagWarnings[4] = {PX_WARN_BADQPOS, PX_WARN_BADQVEL, PX_WARN_BADQACC,
-                                     PX_WARN_BADCTRL};
+// the warnings whose counters (number column) flag a world, and their flag bits
+#define NFLAGWARN 6
+static const int kFlagWarnings[NFLAGWARN] = {PX_WARN_BADQPOS,     PX_WARN_BADQVEL,
+                                             PX_WARN_BADQACC,     PX_WARN_BADCTRL,
+                                             PX_WARN_CONTACTFULL, PX_WARN_CNSTRFULL};
+static const int kFlagBits[NFLAGWARN] = {PX_BFLAG_BADQPOS,     PX_BFLAG_BADQVEL,
+                                         PX_BFLAG_BADQACC,     PX_BFLAG_BADCTRL,
+                                         PX_BFLAG_CONTACTFULL, PX_BFLAG_CNSTRFULL};
 
-// one world: optional control noise, then nsubstep steps, stopping at the first bad one
+static void resetWorld(pxBatch* b, const pxModel* m, int w, int key, double qpos_noise,
+                       double qvel_noise);
+
+// one world: optional control noise, then nsubstep steps, stopping at the first bad one; with
+// autoreset a flagged world is then reset and its forward pass run, its flags kept
 static int stepWorld(const taskArgs* a, int w, int chunk) {
   pxBatch* b = a->b;
-  const pxModel* m = b->model;
+  pxModel mw;
+  const pxModel* m = pxb_worldModel(b, w, &mw);
   pxData d;
-  px_worldView(b->worlds, w, &d);
+  px_worldViewSlot(b->worlds, w, chunk, &d);
   if (a->ctrl_noise > 0) {
     uint64_t* s = b->rng + 4 * (size_t)w;
     for (int i = 0; i < m->nu; i++) d.ctrl[i] += a->ctrl_noise * pxb_rngSymmetric(s);
   }
   int flags = 0;
   for (int k = 0; k < a->nsubstep && !flags; k++) {
-    int before[4];
-    for (int i = 0; i < 4; i++) before[i] = d.warning[2 * kFlagWarnings[i] + 1];
+    int before[NFLAGWARN];
+    for (int i = 0; i < NFLAGWARN; i++) before[i] = d.warning[2 * kFlagWarnings[i] + 1];
     d.time = b->worlds->time[w];
     pxtStatus code = px_step(m, &d);
     b->worlds->time[w] = d.time;
@@ -178,12 +191,22 @@ static int stepWorld(const taskArgs* a, int w, int chunk) {
       chunkError(b, chunk, w, &d.status);
       break;
     }
-    for (int i = 0; i < 4; i++) {
-      if (d.warning[2 * kFlagWarnings[i] + 1] != before[i]) flags |= 1 << i;
+    for (int i = 0; i < NFLAGWARN; i++) {
+      if (d.warning[2 * kFlagWarnings[i] + 1] != before[i]) flags |= kFlagBits[i];
     }
     if (anyBad(d.qpos, m->nq) || anyBad(d.qvel, m->nv) || anyBad(d.act, m->na)) {
       flags |= PX_BFLAG_UNSTABLE;
     }
+  }
+  if (flags && b->autoreset) {
+    resetWorld(b, m, w, b->autokey, b->autoqpos, b->autoqvel);
+    px_worldViewSlot(b->worlds, w, chunk, &d);
+    d.time = b->worlds->time[w];
+    if (px_forward(m, &d, &d.status) != PX_OK) {
+      flags |= PX_BFLAG_ERROR;
+      chunkError(b, chunk, w, &d.status);
+    }
+    b->autoflagged[w] = 1;
   }
   b->flags[w] |= flags;
   return flags != 0;
@@ -191,41 +214,54 @@ static int stepWorld(const taskArgs* a, int w, int chunk) {
 
 static void stepTask(void* ctx, int begin, int end, int chunk) {
   taskArgs* a = (taskArgs*)ctx;
+  pxBatch* b = a->b;
   int n = 0;
   for (int w = begin; w < end; w++) {
-    if (a->b->flags[w] || (a->mask && !a->mask[w])) continue;
+    // a world reset by the previous call's autoreset is healthy again
+    if (b->autoflagged && b->autoflagged[w]) {
+      b->autoflagged[w] = 0;
+      b->flags[w] = 0;
+    }
+    if (b->flags[w] || (a->mask && !a->mask[w])) continue;
     n += stepWorld(a, w, chunk);
   }
   a->nflagged[chunk] = n;
 }
 
+// reset world w (key < 0: mj_resetData, else the keyframe) and add the noise from its generator
+static void resetWorld(pxBatch* b, const pxModel* m, int w, int key, double qpos_noise,
+                       double qvel_noise) {
+  pxData d;
+  px_worldView(b->worlds, w, &d);
+  if (key >= 0) {
+    px_resetDataKeyframe(m, &d, key);
+  } else {
+    px_resetData(m, &d);
+  }
+  b->worlds->time[w] = d.time;
+
+  // noise: qvel (zero after the reset) holds the position perturbation first
+  uint64_t* s = b->rng + 4 * (size_t)w;
+  if (qpos_noise > 0) {
+    for (int i = 0; i < m->nv; i++) d.qvel[i] = qpos_noise * pxb_rngSymmetric(s);
+    px_integratePos(m, d.qpos, d.qvel, 1.0);
+    memset(d.qvel, 0, sizeof(double) * (size_t)m->nv);
+  }
+  if (qvel_noise > 0) {
+    for (int i = 0; i < m->nv; i++) d.qvel[i] = qvel_noise * pxb_rngSymmetric(s);
+  }
+}
+
 static void resetTask(void* ctx, int begin, int end, int chunk) {
   taskArgs* a = (taskArgs*)ctx;
   pxBatch* b = a->b;
-  const pxModel* m = b->model;
   (void)chunk;
   for (int w = begin; w < end; w++) {
     if (a->mask && !a->mask[w]) continue;
-    pxData d;
-    px_worldView(b->worlds, w, &d);
-    if (a->key >= 0) {
-      px_resetDataKeyframe(m, &d, a->key);
-    } else {
-      px_resetData(m, &d);
-    }
-    b->worlds->time[w] = d.time;
+    pxModel mw;
+    resetWorld(b, pxb_worldModel(b, w, &mw), w, a->key, a->qpos_noise, a->qvel_noise);
     b->flags[w] = 0;
-
-    // noise: qvel (zero after the reset) holds the position perturbation first
-    uint64_t* s = b->rng + 4 * (size_t)w;
-    if (a->qpos_noise > 0) {
-      for (int i = 0; i < m->nv; i++) d.qvel[i] = a->qpos_noise * pxb_rngSymmetric(s);
-      px_integratePos(m, d.qpos, d.qvel, 1.0);
-      memset(d.qvel, 0, sizeof(double) * (size_t)m->nv);
-    }
-    if (a->qvel_noise > 0) {
-      for (int i = 0; i < m->nv; i++) d.qvel[i] = a->qvel_noise * pxb_rngSymmetric(s);
-    }
+    if (b->autoflagged) b->autoflagged[w] = 0;
   }
 }
 
@@ -236,9 +272,10 @@ static void forwardTask(void* ctx, int begin, int end, int chunk) {
   for (int w = begin; w < end; w++) {
     if (a->mask && !a->mask[w]) continue;
     pxData d;
-    px_worldView(b->worlds, w, &d);
+    px_worldViewSlot(b->worlds, w, chunk, &d);
     d.time = b->worlds->time[w];
-    if (px_forward(b->model, &d, &d.status) != PX_OK) {
+    pxModel mw;
+    if (px_forward(pxb_worldModel(b, w, &mw), &d, &d.status) != PX_OK) {
       b->flags[w] |= PX_BFLAG_ERROR;
       chunkError(b, chunk, w, &d.status);
       n++;
@@ -295,4 +332,24 @@ int pxb_forward(pxBatch* b, const uint8_t* mask) {
   a.b = b;
   a.mask = mask;
   return run(b, forwardTask, &a);
+}
+
+pxtStatus pxb_setAutoreset(pxBatch* b, int on, int key, double qpos_noise, double qvel_noise,
+                           pxStatus* st) {
+  if (key < -1 || key >= b->model->nkey) {
+    return PX_FAIL(st, PX_ERR_ARG, "autoreset: key must be -1 (no keyframe) or in [0, %d), got %d",
+                   b->model->nkey, key);
+  }
+  if (!(qpos_noise >= 0) || qpos_noise > 1e10 || !(qvel_noise >= 0) || qvel_noise > 1e10) {
+    return PX_FAIL(st, PX_ERR_ARG, "autoreset: the noise scales must be finite and >= 0");
+  }
+  if (on && !b->autoflagged) {
+    b->autoflagged = (uint8_t*)calloc((size_t)b->nworld, 1);
+    if (!b->autoflagged) return PX_FAIL(st, PX_ERR_NOMEM, "out of memory for autoreset");
+  }
+  b->autoreset = on != 0;
+  b->autokey = key;
+  b->autoqpos = qpos_noise;
+  b->autoqvel = qvel_noise;
+  return PX_OK;
 }

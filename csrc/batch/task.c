@@ -74,25 +74,27 @@ typedef struct {
   int nflagged[PX_MAXTHREAD];
 } taskArgs;
 
+// Each pass views a world with its thread's scratch slot and runs on the world's model (the
+// shared one, or its per-world parameters: pxb_worldModel).
 static void preTask(void* ctx, int begin, int end, int chunk) {
   taskArgs* a = (taskArgs*)ctx;
-  (void)chunk;
   for (int w = begin; w < end; w++) {
     if (a->mask && !a->mask[w]) continue;
     pxData d;
-    px_worldView(a->b->worlds, w, &d);
-    pxt_pre(a->b->model, &d, a->t->task, a->t->prm, a->pre + 2 * (size_t)w);
+    px_worldViewSlot(a->b->worlds, w, chunk, &d);
+    pxModel mw;
+    pxt_pre(pxb_worldModel(a->b, w, &mw), &d, a->t->task, a->t->prm, a->pre + 2 * (size_t)w);
   }
 }
 
 static void postTask(void* ctx, int begin, int end, int chunk) {
   taskArgs* a = (taskArgs*)ctx;
-  const pxModel* m = a->b->model;
-  (void)chunk;
   for (int w = begin; w < end; w++) {
     if (a->mask && !a->mask[w]) continue;
     pxData d;
-    px_worldView(a->b->worlds, w, &d);
+    px_worldViewSlot(a->b->worlds, w, chunk, &d);
+    pxModel mw;
+    const pxModel* m = pxb_worldModel(a->b, w, &mw);
     d.time = a->b->worlds->time[w];
     // the model was checked by pxb_make (px_forwardCheckCPU), so this cannot fail
     px_rnePostConstraint(m, &d, &d.status);
@@ -103,12 +105,13 @@ static void postTask(void* ctx, int begin, int end, int chunk) {
 
 static void observeTask(void* ctx, int begin, int end, int chunk) {
   taskArgs* a = (taskArgs*)ctx;
-  (void)chunk;
   for (int w = begin; w < end; w++) {
     if (a->mask && !a->mask[w]) continue;
     pxData d;
-    px_worldView(a->b->worlds, w, &d);
-    pxt_obs(a->b->model, &d, a->t->task, a->t->prm, a->obs + (size_t)a->t->obs_dim * w);
+    px_worldViewSlot(a->b->worlds, w, chunk, &d);
+    pxModel mw;
+    pxt_obs(pxb_worldModel(a->b, w, &mw), &d, a->t->task, a->t->prm,
+            a->obs + (size_t)a->t->obs_dim * w);
   }
 }
 
@@ -154,12 +157,13 @@ static void resetNoise(const pxModel* m, pxData* d, const pxTaskSpec* t, uint64_
 static void resetTask(void* ctx, int begin, int end, int chunk) {
   taskArgs* a = (taskArgs*)ctx;
   pxBatch* b = a->b;
-  const pxModel* m = b->model;
   int n = 0;
   for (int w = begin; w < end; w++) {
     if (a->mask && !a->mask[w]) continue;
     pxData d;
-    px_worldView(b->worlds, w, &d);
+    px_worldViewSlot(b->worlds, w, chunk, &d);
+    pxModel mw;
+    const pxModel* m = pxb_worldModel(b, w, &mw);
     px_resetData(m, &d);
     b->flags[w] = 0;
     resetNoise(m, &d, a->t, b->rng + 4 * (size_t)w);

@@ -147,6 +147,12 @@ static pxtStatus constraintCheck(const pxModel* m, pxStatus* st) {
 pxtStatus px_forwardCheck(const pxModel* m, pxStatus* st) {
   pxtStatus code = smoothCheck(m, st);
   if (code != PX_OK) return code;
+  if (m->nsensor > 0 && !DSBL(PX_DSBL_SENSOR)) {
+    return PX_FAIL(st, PX_ERR_UNSUPPORTED,
+                   "forward on the GPU: sensors (nsensor = %d) are not computed on the GPU yet "
+                   "(the CPU computes them; or disable sensor)",
+                   m->nsensor);
+  }
   if (!constraintNone(m)) {
     return PX_FAIL(st, PX_ERR_UNSUPPORTED,
                    "forward on the GPU: constraints (contacts, limits, equalities, friction "
@@ -156,10 +162,16 @@ pxtStatus px_forwardCheck(const pxModel* m, pxStatus* st) {
   return PX_OK;
 }
 
-pxtStatus px_forwardCheckCPU(const pxModel* m, pxStatus* st) {
+pxtStatus px_dynamicsCheckCPU(const pxModel* m, pxStatus* st) {
   pxtStatus code = smoothCheck(m, st);
   if (code != PX_OK) return code;
   return constraintCheck(m, st);
+}
+
+pxtStatus px_forwardCheckCPU(const pxModel* m, pxStatus* st) {
+  pxtStatus code = px_dynamicsCheckCPU(m, st);
+  if (code != PX_OK) return code;
+  return px_sensorCheck(m, st);
 }
 
 static int dualNeeded(const pxModel* m) {
@@ -199,9 +211,27 @@ int px_efcCapacity(const pxModel* m) {
   return n < PX_NEFCMAX_CAP ? (int)n : PX_NEFCMAX_CAP;
 }
 
+static pxtStatus forwardRun(const pxModel* m, pxData* d, pxStatus* st);
+
 pxtStatus px_forward(const pxModel* m, pxData* d, pxStatus* st) {
+  return px_forwardSkip(m, d, 0, st);
+}
+
+// mj_forwardSkip: the sensors (mj_sensorPos, mj_sensorVel, mj_sensorAcc) read only what the
+// stages leave and change nothing they read but energy (px_sensors keeps MuJoCo's energy
+// bookkeeping), so they all run after the constraint stage, whose rows the limit sensors of the
+// position and velocity stages read
+pxtStatus px_forwardSkip(const pxModel* m, pxData* d, int skipsensor, pxStatus* st) {
   pxtStatus code = px_forwardCheckCPU(m, st);
   if (code != PX_OK) return code;
+  double ke_in = d->energy[1];
+  code = forwardRun(m, d, st);
+  if (code != PX_OK) return code;
+  if (!skipsensor) px_sensors(m, d, ke_in);
+  return PX_OK;
+}
+
+static pxtStatus forwardRun(const pxModel* m, pxData* d, pxStatus* st) {
   // the stage sequence the GPU forward runs too (kern/phase.h): position, energy, velocity,
   // actuation, acceleration with no constraint rows (qacc = qacc_smooth)
   pxk_phForward(m, d);

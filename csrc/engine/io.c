@@ -129,8 +129,16 @@ long px_dataFieldSize(const pxModel* m, const char* name) {
 //---------------------------------- worlds --------------------------------------------------------
 
 pxWorlds* px_makeWorlds(const pxModel* m, int nworld, pxStatus* st) {
+  return px_makeWorldsSlots(m, nworld, nworld, st);
+}
+
+pxWorlds* px_makeWorldsSlots(const pxModel* m, int nworld, int nslot, pxStatus* st) {
   if (nworld < 1) {
     PX_FAIL(st, PX_ERR_ARG, "nworld must be at least 1, got %d", nworld);
+    return NULL;
+  }
+  if (nslot < 1) {
+    PX_FAIL(st, PX_ERR_ARG, "nslot must be at least 1, got %d", nslot);
     return NULL;
   }
   pxWorlds* w = (pxWorlds*)calloc(1, sizeof(pxWorlds));
@@ -140,6 +148,7 @@ pxWorlds* px_makeWorlds(const pxModel* m, int nworld, pxStatus* st) {
   }
   w->model = m;
   w->nworld = nworld;
+  w->nslot = nslot;
 
   // sizes of every block; fail cleanly on overflow
   size_t off = 0;
@@ -154,8 +163,8 @@ pxWorlds* px_makeWorlds(const pxModel* m, int nworld, pxStatus* st) {
   off += alignUp(ncontact * sizeof(pxContact));
   off += alignUp((size_t)nworld * sizeof(int));
   int nbpmax = px_bodyPairCapacity(m);
-  size_t nscr_r = (size_t)nworld * (size_t)px_colScratchReals(m);
-  size_t nscr_i = (size_t)nworld * (size_t)px_colScratchInts(m, nbpmax);
+  size_t nscr_r = (size_t)nslot * (size_t)px_colScratchReals(m);
+  size_t nscr_i = (size_t)nslot * (size_t)px_colScratchInts(m, nbpmax);
   off += alignUp(nscr_r * sizeof(pxtNum));
   off += alignUp(nscr_i * sizeof(int));
   int nefcmax = px_efcCapacity(m);
@@ -165,6 +174,9 @@ pxWorlds* px_makeWorlds(const pxModel* m, int nworld, pxStatus* st) {
   size_t PXE_DUAL = (size_t)efcdual;
 #define X(type, name, n) off += alignUp((size_t)nworld * (size_t)(n) * sizeof(type));
   PX_EFC_FIELDS(X)
+#undef X
+#define X(type, name, n) off += alignUp((size_t)nslot * (size_t)(n) * sizeof(type));
+  PX_EFC_SCRATCH(X)
 #undef X
   off += alignUp((size_t)nworld * PX_EFC_NCOUNT * sizeof(int));
   if (off > limit) {
@@ -206,6 +218,11 @@ pxWorlds* px_makeWorlds(const pxModel* m, int nworld, pxStatus* st) {
   off += alignUp((size_t)nworld * (size_t)(n) * sizeof(type));
   PX_EFC_FIELDS(X)
 #undef X
+#define X(type, name, n)               \
+  w->name = (type*)(void*)(buf + off); \
+  off += alignUp((size_t)nslot * (size_t)(n) * sizeof(type));
+  PX_EFC_SCRATCH(X)
+#undef X
   w->efc_n = (int*)(void*)(buf + off);
   off += alignUp((size_t)nworld * PX_EFC_NCOUNT * sizeof(int));
   w->nefcmax = nefcmax;
@@ -225,6 +242,10 @@ void px_freeWorlds(pxWorlds* w) {
 }
 
 void px_worldView(const pxWorlds* w, int world, pxData* d) {
+  px_worldViewSlot(w, world, w->nslot == w->nworld ? world : -1, d);
+}
+
+void px_worldViewSlot(const pxWorlds* w, int world, int slot, pxData* d) {
   const pxModel* m = w->model;
   memset(d, 0, sizeof(*d));
 #define X(type, name, nrow, ncol) \
@@ -235,14 +256,22 @@ void px_worldView(const pxWorlds* w, int world, pxData* d) {
   d->contact = w->contact + (size_t)world * ((size_t)w->nconmax + PX_MAXCONPAIR);
   d->ncon = w->ncon + world;
   d->nconmax = w->nconmax;
-  d->colscr_r = w->colscr_r + (size_t)world * (size_t)w->ncolscr_r;
-  d->colscr_i = w->colscr_i + (size_t)world * (size_t)w->ncolscr_i;
+  // scratch of the slot; none (NULL, so that a use fails loudly) without one
+  if (slot >= 0) {
+    d->colscr_r = w->colscr_r + (size_t)slot * (size_t)w->ncolscr_r;
+    d->colscr_i = w->colscr_i + (size_t)slot * (size_t)w->ncolscr_i;
+  }
   d->nbpmax = w->nbpmax;
   size_t PXE_ROWS = (size_t)w->nefcmax, PXE_NV = (size_t)m->nv, PXE_NC = (size_t)m->nC;
   size_t PXE_NTREE = (size_t)m->ntree, PXE_DUAL = (size_t)w->efcdual;
 #define X(type, name, n) d->name = w->name + (size_t)world * (size_t)(n);
   PX_EFC_FIELDS(X)
 #undef X
+  if (slot >= 0) {
+#define X(type, name, n) d->name = w->name + (size_t)slot * (size_t)(n);
+    PX_EFC_SCRATCH(X)
+#undef X
+  }
   d->efc_n = w->efc_n + (size_t)world * PX_EFC_NCOUNT;
   d->nefcmax = w->nefcmax;
   d->efcdual = w->efcdual;

@@ -15,16 +15,21 @@
 
 pxtStatus px_rnePostConstraintCheck(const pxModel* m, pxStatus* st) {
   // the constraint forces come from the last forward pass: a model it refuses has none
-  if (!px_constraintFree(m)) return px_forwardCheckCPU(m, st);
+  if (!px_constraintFree(m)) return px_dynamicsCheckCPU(m, st);
   return PX_OK;
 }
 
 pxtStatus px_rnePostConstraint(const pxModel* m, pxData* d, pxStatus* st) {
   pxtStatus code = px_rnePostConstraintCheck(m, st);
   if (code != PX_OK) return code;
+  px_rnePostConstraintRun(m, d);
+  return PX_OK;
+}
+
+void px_rnePostConstraintRun(const pxModel* m, pxData* d) {
   if (px_constraintFree(m)) {
     pxk_rnePostConstraint(m, d);
-    return PX_OK;
+    return;
   }
   // the kernel's sequence with the contact and equality forces added to cfrc_ext
   double acc[6], tmp[6], frc[6];
@@ -47,7 +52,6 @@ pxtStatus px_rnePostConstraint(const pxModel* m, pxData* d, pxStatus* st) {
     int p = m->body_parentid[j];
     for (int k = 0; k < 6; k++) d->cfrc_int[6 * p + k] += d->cfrc_int[6 * j + k];
   }
-  return PX_OK;
 }
 
 pxtStatus px_rne(const pxModel* m, pxData* d, int flg_acc, double* result, pxStatus* st) {

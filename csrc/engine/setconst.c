@@ -180,11 +180,16 @@ void px_actuatorIds(pxModel* m) {
 
 // subtree masses, gravcomp count, actuator ids of joints and tendons, tree tables (setFixed
 // without the sleep policies, which only the compiler sets)
-static pxtStatus setFixed(pxModel* m, pxStatus* st) {
+// body_subtreemass from body_mass, leaves first
+static void setSubtreeMass(pxModel* m) {
   for (int i = 0; i < m->nbody; i++) m->body_subtreemass[i] = m->body_mass[i];
   for (int i = m->nbody - 1; i > 0; i--) {
     m->body_subtreemass[m->body_parentid[i]] += m->body_subtreemass[i];
   }
+}
+
+static pxtStatus setFixed(pxModel* m, pxStatus* st) {
+  setSubtreeMass(m);
   int ngravcomp = 0;
   for (int i = 0; i < m->nbody; i++) ngravcomp += (m->body_gravcomp[i] > 0);
   m->ngravcomp = ngravcomp;
@@ -290,17 +295,15 @@ void px_equalityData(pxModel* m, const pxData* d) {
   }
 }
 
-// invweights, acc0, lengths, equality data, camera and light offsets, dampratio (set0); the
-// stages at qpos0 have run in d; scratch holds 13 nv numbers
-static void set0Derived(pxModel* m, const pxData* d, double* scratch) {
+// the part of set0 that depends on masses, inertias, armature and gains: body/dof/tendon
+// invweight0, actuator_acc0 and the dampratio -> kv conversion; the stages at qpos0 have run in
+// d; scratch holds 13 nv numbers
+static void set0Inertial(pxModel* m, const pxData* d, double* scratch) {
   int nv = m->nv;
   double* jac = scratch;           // 6 nv
   double* tmp = scratch + 6 * nv;  // 6 nv
   double* moment = scratch + 12 * nv;
   double A[36] = {0};
-
-  memcpy(m->tendon_length0, d->ten_length, sizeof(double) * (size_t)m->ntendon);
-  memcpy(m->actuator_length0, d->actuator_length, sizeof(double) * (size_t)m->nout);
 
   // body_invweight0: translational and rotational averages of J inv(M) J' at the com
   m->body_invweight0[0] = m->body_invweight0[1] = 0;
@@ -368,28 +371,6 @@ static void set0Derived(pxModel* m, const pxData* d, double* scratch) {
     memset(m->actuator_acc0, 0, sizeof(double) * (size_t)m->nout);
   }
 
-  px_equalityData(m, d);
-
-  // camera and light offsets from their body and the target's subtree com
-  for (int i = 0; i < m->ncam; i++) {
-    int id = m->cam_bodyid[i], id1 = m->cam_targetbodyid[i];
-    const double* com = d->subtree_com + 3 * (id1 >= 0 ? id1 : id);
-    for (int c = 0; c < 3; c++) {
-      m->cam_pos0[3 * i + c] = d->cam_xpos[3 * i + c] - d->xpos[3 * id + c];
-      m->cam_poscom0[3 * i + c] = d->cam_xpos[3 * i + c] - com[c];
-    }
-    memcpy(m->cam_mat0 + 9 * i, d->cam_xmat + 9 * i, 9 * sizeof(double));
-  }
-  for (int i = 0; i < m->nlight; i++) {
-    int id = m->light_bodyid[i], id1 = m->light_targetbodyid[i];
-    const double* com = d->subtree_com + 3 * (id1 >= 0 ? id1 : id);
-    for (int c = 0; c < 3; c++) {
-      m->light_pos0[3 * i + c] = d->light_xpos[3 * i + c] - d->xpos[3 * id + c];
-      m->light_poscom0[3 * i + c] = d->light_xpos[3 * i + c] - com[c];
-    }
-    memcpy(m->light_dir0 + 3 * i, d->light_xdir + 3 * i, 3 * sizeof(double));
-  }
-
   // position-like actuators with biasprm[2] > 0: a damping ratio, converted to -kv from the
   // inertia reflected through the transmission, sum(dof_M0 / moment^2)
   for (int i = 0; i < m->nu; i++) {
@@ -412,6 +393,35 @@ static void set0Derived(pxModel* m, const pxData* d, double* scratch) {
   }
 }
 
+// lengths, the inertial part (set0Inertial), equality data, camera and light offsets (set0); the
+// stages at qpos0 have run in d; scratch holds 13 nv numbers
+static void set0Derived(pxModel* m, const pxData* d, double* scratch) {
+  memcpy(m->tendon_length0, d->ten_length, sizeof(double) * (size_t)m->ntendon);
+  memcpy(m->actuator_length0, d->actuator_length, sizeof(double) * (size_t)m->nout);
+  set0Inertial(m, d, scratch);
+  px_equalityData(m, d);
+
+  // camera and light offsets from their body and the target's subtree com
+  for (int i = 0; i < m->ncam; i++) {
+    int id = m->cam_bodyid[i], id1 = m->cam_targetbodyid[i];
+    const double* com = d->subtree_com + 3 * (id1 >= 0 ? id1 : id);
+    for (int c = 0; c < 3; c++) {
+      m->cam_pos0[3 * i + c] = d->cam_xpos[3 * i + c] - d->xpos[3 * id + c];
+      m->cam_poscom0[3 * i + c] = d->cam_xpos[3 * i + c] - com[c];
+    }
+    memcpy(m->cam_mat0 + 9 * i, d->cam_xmat + 9 * i, 9 * sizeof(double));
+  }
+  for (int i = 0; i < m->nlight; i++) {
+    int id = m->light_bodyid[i], id1 = m->light_targetbodyid[i];
+    const double* com = d->subtree_com + 3 * (id1 >= 0 ? id1 : id);
+    for (int c = 0; c < 3; c++) {
+      m->light_pos0[3 * i + c] = d->light_xpos[3 * i + c] - d->xpos[3 * id + c];
+      m->light_poscom0[3 * i + c] = d->light_xpos[3 * i + c] - com[c];
+    }
+    memcpy(m->light_dir0 + 3 * i, d->light_xdir + 3 * i, 3 * sizeof(double));
+  }
+}
+
 //---------------------------------- statistics ----------------------------------------------------
 
 static void updateBox(double* xmin, double* xmax, const double* pos, double radius) {
@@ -424,6 +434,17 @@ static void updateBox(double* xmin, double* xmax, const double* pos, double radi
 static double dist3(const double* a, const double* b) {
   double d0 = a[0] - b[0], d1 = a[1] - b[1], d2 = a[2] - b[2];
   return sqrt(d0 * d0 + d1 * d1 + d2 * d2);
+}
+
+// stat.meaninertia: the mean diagonal of M at qpos0 (in d)
+static void setMeanInertia(pxModel* m, const pxData* d) {
+  if (m->nv) {
+    m->stat.meaninertia = 0;
+    for (int i = 0; i < m->nv; i++) {
+      m->stat.meaninertia += d->M[m->M_rowadr[i] + m->M_rownnz[i] - 1];
+    }
+    m->stat.meaninertia /= m->nv;
+  }
 }
 
 // statistics and dof_length from the stages at qpos0 in d (setStat); size: nbody scratch
@@ -494,13 +515,7 @@ static void setStat(pxModel* m, const pxData* d, double* size) {
     for (int i = 1; i < m->nbody; i++) m->stat.meanmass += m->body_mass[i];
     m->stat.meanmass /= (m->nbody - 1);
   }
-  if (m->nv) {
-    m->stat.meaninertia = 0;
-    for (int i = 0; i < m->nv; i++) {
-      m->stat.meaninertia += d->M[m->M_rowadr[i] + m->M_rownnz[i] - 1];
-    }
-    m->stat.meaninertia /= m->nv;
-  }
+  setMeanInertia(m, d);
 }
 
 //---------------------------------- entry points --------------------------------------------------
@@ -560,6 +575,42 @@ pxtStatus px_setConst(pxModel* m, pxData* d, pxStatus* st) {
   return PX_OK;
 }
 
+// the inertial constants of px_setConst alone, computed by the same code in the same order;
+// writes only body_subtreemass, dof_M0, body/dof/tendon_invweight0, actuator_acc0,
+// actuator_biasprm (dampratio -> kv), stat.meaninertia, cam_poscom0 and light_poscom0 of m, so
+// that m may be a shallow copy whose other arrays are shared; m's camera and light modes must
+// read fixed (the caller points them at scratch), as px_setConst sets them (else nothing is done)
+void px_setConstInertia(pxModel* m, pxData* d, double* scratch) {
+  for (int i = 0; i < m->ncam; i++) {
+    if (m->cam_mode[i] != PX_CAMLIGHT_FIXED) return;
+  }
+  for (int i = 0; i < m->nlight; i++) {
+    if (m->light_mode[i] != PX_CAMLIGHT_FIXED) return;
+  }
+  setSubtreeMass(m);
+  if (m->nq) memcpy(d->qpos, m->qpos0, sizeof(double) * (size_t)m->nq);
+  pxk_kinematics(m, d);
+  px_setM0(m, d);
+  pxk_tendon(m, d);
+  pxk_makeM(m, d);
+  pxk_factorM(m, d);
+  pxk_transmission(m, d);
+  set0Inertial(m, d, scratch);
+  setMeanInertia(m, d);
+
+  // the camera and light offsets from the target's subtree com (as set0Derived)
+  for (int i = 0; i < m->ncam; i++) {
+    int id = m->cam_bodyid[i], id1 = m->cam_targetbodyid[i];
+    const double* com = d->subtree_com + 3 * (id1 >= 0 ? id1 : id);
+    for (int c = 0; c < 3; c++) m->cam_poscom0[3 * i + c] = d->cam_xpos[3 * i + c] - com[c];
+  }
+  for (int i = 0; i < m->nlight; i++) {
+    int id = m->light_bodyid[i], id1 = m->light_targetbodyid[i];
+    const double* com = d->subtree_com + 3 * (id1 >= 0 ? id1 : id);
+    for (int c = 0; c < 3; c++) m->light_poscom0[3 * i + c] = d->light_xpos[3 * i + c] - com[c];
+  }
+}
+
 void px_defaultLROpt(pxLROpt* opt) {
   opt->mode = PX_LRMODE_MUSCLE;
   opt->useexisting = 1;
@@ -614,7 +665,19 @@ static pxtStatus lrStep(const pxModel* m, pxData* d, int i, int side, const pxLR
   return PX_OK;
 }
 
+static pxtStatus lengthRange(pxModel* m, pxData* d, int i, const pxLROpt* opt, pxStatus* st);
+
+// the simulation runs with sensors disabled: MuJoCo's computes them, but they are outputs that
+// change nothing the range reads, and sensor types phalanx does not compute would refuse it
 pxtStatus px_setLengthRange(pxModel* m, pxData* d, int i, const pxLROpt* opt, pxStatus* st) {
+  int save = m->opt.disableflags;
+  m->opt.disableflags |= PX_DSBL_SENSOR;
+  pxtStatus code = lengthRange(m, d, i, opt, st);
+  m->opt.disableflags = save;
+  return code;
+}
+
+static pxtStatus lengthRange(pxModel* m, pxData* d, int i, const pxLROpt* opt, pxStatus* st) {
   if (i < 0 || i >= m->nu) return PX_FAIL(st, PX_ERR_ARG, "invalid actuator index %d", i);
   if (!px_lengthRangeNeeded(m, i, opt)) return PX_OK;
   int out = m->actuator_outadr[i], id = m->actuator_trnid[2 * i], trn = m->actuator_trntype[i];

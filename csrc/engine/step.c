@@ -217,7 +217,7 @@ static pxtStatus rungeKutta(const pxModel* m, pxData* d) {
     rk4Store(m, d, i, 1, 0);
     d->time = T[i - 1];
 
-    px_forward(m, d, &d->status);
+    px_forwardSkip(m, d, 1, &d->status);  // as MuJoCo: sensors from the first evaluation only
     if (d->status.code != PX_OK) return d->status.code;
     rk4Store(m, d, i, 0, 1);
   }

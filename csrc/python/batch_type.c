@@ -337,6 +337,272 @@ static PyObject* batch_seed(PyObject* selfobj, PyObject* args, PyObject* kwds) {
   Py_RETURN_NONE;
 }
 
+//---------------------------------- per-world model parameters ------------------------------------
+
+// the id of parameter name (a str), or -1 with ValueError set
+static int paramId(PyObject* nameobj, const char* fn, int settable) {
+  const char* name = PyUnicode_Check(nameobj) ? PyUnicode_AsUTF8(nameobj) : NULL;
+  if (!name) {
+    PyErr_Clear();
+    PyErr_Format(PyExc_TypeError, "Batch.%s: the parameter name must be a str, got %s", fn,
+                 Py_TYPE(nameobj)->tp_name);
+    return -1;
+  }
+  int id = pxb_paramIndex(name);
+  if (id >= 0 && (!settable || !pxb_paramReadOnly(id))) return id;
+  char list[1024] = "";
+  size_t len = 0;
+  for (int i = 0; i < pxb_paramCount(); i++) {
+    if (settable && pxb_paramReadOnly(i)) continue;
+    len +=
+        (size_t)snprintf(list + len, sizeof(list) - len, "%s%s", len ? ", " : "", pxb_paramName(i));
+    if (len >= sizeof(list)) break;
+  }
+  if (id >= 0) {
+    PyErr_Format(PyExc_ValueError,
+                 "Batch.%s: %s is a derived constant, recomputed per world from masses, "
+                 "inertias, armature and actuator gains; it cannot be set (settable: %s)",
+                 fn, name, list);
+  } else {
+    PyErr_Format(PyExc_ValueError, "Batch.%s: unknown model parameter '%s' (%s: %s)", fn, name,
+                 settable ? "settable" : "known", list);
+  }
+  return -1;
+}
+
+// shape (num_worlds, ...) of parameter id; returns the number of axes
+static int paramDims(BatchObject* self, int id, npy_intp* dims) {
+  int nrow, ncol;
+  int nd = pxb_paramShape(self->b->model, id, &nrow, &ncol);
+  dims[0] = self->b->nworld;
+  dims[1] = nrow;
+  dims[2] = ncol;
+  return nd + 1;
+}
+
+static void shapeString(char* buf, size_t n, int nd, const npy_intp* dims) {
+  size_t len = (size_t)snprintf(buf, n, "(");
+  for (int i = 0; i < nd && len < n; i++) {
+    len += (size_t)snprintf(buf + len, n - len, "%s%ld", i ? ", " : "", (long)dims[i]);
+  }
+  if (len < n) snprintf(buf + len, n - len, nd == 1 ? ",)" : ")");
+}
+
+// values as a C-contiguous float64 array of parameter id's shape, or NULL with ValueError set
+static PyArrayObject* paramValues(BatchObject* self, int id, PyObject* obj, const char* fn) {
+  npy_intp dims[3];
+  int nd = paramDims(self, id, dims);
+  PyArrayObject* arr = (PyArrayObject*)PyArray_FROMANY(obj, NPY_FLOAT64, 0, 0, NPY_ARRAY_IN_ARRAY);
+  if (!arr) {
+    PyErr_Clear();
+    char want[96];
+    shapeString(want, sizeof(want), nd, dims);
+    PyErr_Format(PyExc_ValueError,
+                 "Batch.%s: %s must be a real array of shape %s convertible to float64; got %s", fn,
+                 pxb_paramName(id), want, Py_TYPE(obj)->tp_name);
+    return NULL;
+  }
+  int ok = PyArray_NDIM(arr) == nd;
+  for (int i = 0; ok && i < nd; i++) ok = PyArray_DIM(arr, i) == dims[i];
+  if (!ok) {
+    char want[96], got[96];
+    shapeString(want, sizeof(want), nd, dims);
+    shapeString(got, sizeof(got), PyArray_NDIM(arr), PyArray_DIMS(arr));
+    PyErr_Format(PyExc_ValueError, "Batch.%s: %s must have shape %s (num_worlds, ...); got %s", fn,
+                 pxb_paramName(id), want, got);
+    Py_DECREF(arr);
+    return NULL;
+  }
+  return arr;
+}
+
+// set the (name, values) pairs of items for the worlds in mask, then recompute the derived
+// constants once if an inertial parameter was among them; all values are checked first
+static PyObject* setParams(BatchObject* self, PyObject* items, PyObject* maskobj, const char* fn) {
+  if (!batchReady(self, fn)) return NULL;
+  Py_ssize_t n = PyList_GET_SIZE(items);
+  if (n == 0) {
+    PyErr_Format(PyExc_ValueError, "Batch.%s: no parameter given", fn);
+    return NULL;
+  }
+  PyArrayObject* mask;
+  if (!maskArg(self, maskobj, fn, &mask)) return NULL;
+  PyArrayObject** vals = (PyArrayObject**)calloc((size_t)n, sizeof(PyArrayObject*));
+  int* ids = (int*)calloc((size_t)n, sizeof(int));
+  PyObject* result = NULL;
+  int inertial = 0;
+  pxStatus st;
+  px_statusClear(&st);
+  if (!vals || !ids) {
+    PyErr_NoMemory();
+    goto done;
+  }
+  for (Py_ssize_t i = 0; i < n; i++) {
+    PyObject* item = PyList_GET_ITEM(items, i);
+    ids[i] = paramId(PyTuple_GET_ITEM(item, 0), fn, 1);
+    if (ids[i] < 0) goto done;
+    for (Py_ssize_t j = 0; j < i; j++) {
+      if (ids[j] == ids[i]) {
+        PyErr_Format(PyExc_ValueError, "Batch.%s: %s given twice", fn, pxb_paramName(ids[i]));
+        goto done;
+      }
+    }
+    vals[i] = paramValues(self, ids[i], PyTuple_GET_ITEM(item, 1), fn);
+    if (!vals[i]) goto done;
+    inertial |= pxb_paramInertial(ids[i]);
+  }
+  // check every value before changing anything: a parameter with a bad value changes nothing
+  for (Py_ssize_t i = 0; i < n; i++) {
+    if (pxb_checkParam(self->b, ids[i], (const double*)PyArray_DATA(vals[i]), maskData(mask),
+                       &st) != PX_OK) {
+      PyErr_Format(PyExc_ValueError, "Batch.%s: %s", fn, st.msg);
+      goto done;
+    }
+  }
+  for (Py_ssize_t i = 0; i < n; i++) {
+    if (pxb_setParam(self->b, ids[i], (const double*)PyArray_DATA(vals[i]), maskData(mask), &st) !=
+        PX_OK) {
+      PyErr_Format(st.code == PX_ERR_NOMEM ? PyExc_MemoryError : PyExc_ValueError, "Batch.%s: %s",
+                   fn, st.msg);
+      goto done;
+    }
+  }
+  if (inertial) {
+    pxtStatus code;
+    const uint8_t* md = maskData(mask);
+    self->busy = 1;
+    Py_BEGIN_ALLOW_THREADS code = pxb_setConst(self->b, md, &st);
+    Py_END_ALLOW_THREADS self->busy = 0;
+    if (code != PX_OK) {
+      py_raise(&st);
+      goto done;
+    }
+  }
+  result = Py_None;
+  Py_INCREF(result);
+done:
+  for (Py_ssize_t i = 0; vals && i < n; i++) Py_XDECREF(vals[i]);
+  free(vals);
+  free(ids);
+  Py_XDECREF(mask);
+  return result;
+}
+
+static PyObject* batch_set_model_param(PyObject* selfobj, PyObject* args, PyObject* kwds) {
+  static char* kwlist[] = {"name", "values", "mask", NULL};
+  PyObject *name, *values, *maskobj = NULL;
+  if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO|$O:set_model_param", kwlist, &name, &values,
+                                   &maskobj)) {
+    return NULL;
+  }
+  PyObject* items = Py_BuildValue("[(OO)]", name, values);
+  if (!items) return NULL;
+  PyObject* r = setParams((BatchObject*)selfobj, items, maskobj, "set_model_param");
+  Py_DECREF(items);
+  return r;
+}
+
+static PyObject* batch_set_model_params(PyObject* selfobj, PyObject* args, PyObject* kwds) {
+  static char* kwlist[] = {"params", "mask", NULL};
+  PyObject *params, *maskobj = NULL;
+  if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|$O:set_model_params", kwlist, &params,
+                                   &maskobj)) {
+    return NULL;
+  }
+  if (!PyDict_Check(params)) {
+    PyErr_Format(PyExc_TypeError,
+                 "Batch.set_model_params: params must be a dict {name: (num_worlds, ...) "
+                 "array}, got %s",
+                 Py_TYPE(params)->tp_name);
+    return NULL;
+  }
+  PyObject* items = PyDict_Items(params);
+  if (!items) return NULL;
+  PyObject* r = setParams((BatchObject*)selfobj, items, maskobj, "set_model_params");
+  Py_DECREF(items);
+  return r;
+}
+
+static PyObject* batch_model_param(PyObject* selfobj, PyObject* nameobj) {
+  BatchObject* self = (BatchObject*)selfobj;
+  if (!batchReady(self, "model_param")) return NULL;
+  int id = paramId(nameobj, "model_param", 0);
+  if (id < 0) return NULL;
+  npy_intp dims[3];
+  int nd = paramDims(self, id, dims);
+  PyObject* arr = PyArray_SimpleNew(nd, dims, NPY_FLOAT64);
+  if (!arr) return NULL;
+  pxb_getParam(self->b, id, (double*)PyArray_DATA((PyArrayObject*)arr));
+  return arr;
+}
+
+static PyObject* batch_model_params_set(PyObject* selfobj, void* closure) {
+  (void)closure;
+  BatchObject* self = (BatchObject*)selfobj;
+  PyObject* names = PyList_New(0);
+  if (!names || !self->b) return names;
+  for (int i = 0; i < pxb_paramCount(); i++) {
+    if (pxb_paramReadOnly(i) || !pxb_paramIsSet(self->b, i)) continue;
+    PyObject* s = PyUnicode_FromString(pxb_paramName(i));
+    if (!s || PyList_Append(names, s) < 0) {
+      Py_XDECREF(s);
+      Py_DECREF(names);
+      return NULL;
+    }
+    Py_DECREF(s);
+  }
+  PyObject* t = PyList_AsTuple(names);
+  Py_DECREF(names);
+  return t;
+}
+
+static PyObject* batch_clear_model_params(PyObject* selfobj, PyObject* unused) {
+  (void)unused;
+  BatchObject* self = (BatchObject*)selfobj;
+  if (!batchReady(self, "clear_model_params")) return NULL;
+  pxb_clearParams(self->b);
+  Py_RETURN_NONE;
+}
+
+static PyObject* batch_set_autoreset(PyObject* selfobj, PyObject* args, PyObject* kwds) {
+  BatchObject* self = (BatchObject*)selfobj;
+  static char* kwlist[] = {"on", "key", "qpos_noise", "qvel_noise", NULL};
+  int on, key = -1;
+  double qpos_noise = 0, qvel_noise = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kwds, "p|$idd:set_autoreset", kwlist, &on, &key,
+                                   &qpos_noise, &qvel_noise)) {
+    return NULL;
+  }
+  if (!batchReady(self, "set_autoreset")) return NULL;
+  if (!noiseArg(qpos_noise, "set_autoreset", "qpos_noise") ||
+      !noiseArg(qvel_noise, "set_autoreset", "qvel_noise")) {
+    return NULL;
+  }
+  pxStatus st;
+  px_statusClear(&st);
+  if (pxb_setAutoreset(self->b, on, key, qpos_noise, qvel_noise, &st) != PX_OK) {
+    PyErr_Format(st.code == PX_ERR_NOMEM ? PyExc_MemoryError : PyExc_ValueError,
+                 "Batch.set_autoreset: %s", st.msg);
+    return NULL;
+  }
+  Py_RETURN_NONE;
+}
+
+static PyObject* batch_get_nbytes(PyObject* selfobj, void* closure) {
+  (void)closure;
+  BatchObject* self = (BatchObject*)selfobj;
+  if (!self->b) return PyLong_FromLong(0);
+  size_t n =
+      self->b->worlds->nbuffer + (size_t)self->b->nworld * (4 * sizeof(uint64_t) + sizeof(int));
+  return PyLong_FromSize_t(n);
+}
+
+static PyObject* batch_get_autoreset(PyObject* selfobj, void* closure) {
+  (void)closure;
+  BatchObject* self = (BatchObject*)selfobj;
+  return PyBool_FromLong(self->b && self->b->autoreset);
+}
+
 static PyObject* batch_dir(PyObject* selfobj, PyObject* unused) {
   (void)selfobj;
   (void)unused;
@@ -356,6 +622,14 @@ static PyObject* batch_dir(PyObject* selfobj, PyObject* unused) {
       "reset",
       "forward",
       "seed",
+      "set_model_param",
+      "set_model_params",
+      "model_param",
+      "model_params_set",
+      "clear_model_params",
+      "set_autoreset",
+      "autoreset",
+      "nbytes",
       NULL};
   return py_nameList(names);
 }
@@ -392,6 +666,25 @@ static PyMethodDef batchMethods[] = {
      "forward(mask=None) -> int: phalanx.forward on the worlds in mask"},
     {"seed", (PyCFunction)(void (*)(void))batch_seed, METH_VARARGS | METH_KEYWORDS,
      "seed(seed, mask=None): reseed world w's generator from seed + w"},
+    {"set_model_param", (PyCFunction)(void (*)(void))batch_set_model_param,
+     METH_VARARGS | METH_KEYWORDS,
+     "set_model_param(name, values, *, mask=None): per-world values (num_worlds, ...) of model "
+     "parameter name (phalanx.BATCH_MODEL_PARAMS) for the worlds in mask; masses, inertias, "
+     "armature and gains also recompute the worlds' derived constants (see docs/batch.md)"},
+    {"set_model_params", (PyCFunction)(void (*)(void))batch_set_model_params,
+     METH_VARARGS | METH_KEYWORDS,
+     "set_model_params(params, *, mask=None): set_model_param for every {name: values} of "
+     "params, then one recomputation of the derived constants"},
+    {"model_param", batch_model_param, METH_O,
+     "model_param(name) -> ndarray: a (num_worlds, ...) copy of a per-world parameter or "
+     "derived constant (the shared model's value where not overridden)"},
+    {"clear_model_params", batch_clear_model_params, METH_NOARGS,
+     "clear_model_params(): drop every override; all worlds use the shared model again"},
+    {"set_autoreset", (PyCFunction)(void (*)(void))batch_set_autoreset,
+     METH_VARARGS | METH_KEYWORDS,
+     "set_autoreset(on, *, key=-1, qpos_noise=0.0, qvel_noise=0.0): step() resets (reset() "
+     "with these arguments, then forward()) the worlds it flags, at its end; their flags stay "
+     "readable until the next step() or reset()"},
     {"__dir__", batch_dir, METH_NOARGS, NULL},
     {NULL, NULL, 0, NULL}};
 
@@ -402,6 +695,13 @@ static PyGetSetDef batchGetSet[] = {
     {"error", batch_get_error, NULL, "the lowest failed world's error of the last call, or None",
      NULL},
     {"error_world", batch_get_error, NULL, "that world's index, or None", (void*)1},
+    {"model_params_set", batch_model_params_set, NULL,
+     "names of the model parameters overridden per world", NULL},
+    {"autoreset", batch_get_autoreset, NULL, "whether step() resets the worlds it flags", NULL},
+    {"nbytes", batch_get_nbytes, NULL,
+     "bytes of the worlds' storage (state, contacts, constraint rows, scratch), generators and "
+     "flags; per-world parameter blocks not included",
+     NULL},
     {NULL, NULL, NULL, NULL, NULL}};
 
 static PyTypeObject BatchType = {
@@ -441,6 +741,29 @@ int py_addBatchType(PyObject* mod) {
   if (PyModule_AddObject(mod, "BATCH_FLAGS", names) < 0) {
     Py_DECREF(names);
     return -1;
+  }
+  // the per-world model parameters: settable, then derived (read-only)
+  for (int ro = 0; ro < 2; ro++) {
+    PyObject* list = PyList_New(0);
+    if (!list) return -1;
+    for (int i = 0; i < pxb_paramCount(); i++) {
+      if (pxb_paramReadOnly(i) != ro) continue;
+      PyObject* s = PyUnicode_FromString(pxb_paramName(i));
+      if (!s || PyList_Append(list, s) < 0) {
+        Py_XDECREF(s);
+        Py_DECREF(list);
+        return -1;
+      }
+      Py_DECREF(s);
+    }
+    PyObject* t = PyList_AsTuple(list);
+    Py_DECREF(list);
+    if (!t) return -1;
+    const char* nm = ro ? "BATCH_DERIVED_PARAMS" : "BATCH_MODEL_PARAMS";
+    if (PyModule_AddObject(mod, nm, t) < 0) {
+      Py_DECREF(t);
+      return -1;
+    }
   }
   return 0;
 }

@@ -14,6 +14,7 @@
 #include "mjcf/mjcf.h"
 #include "px/pxdata.h"
 #include "px/pxmodel.h"
+#include "px/pxray.h"
 #include "px/pxstatus.h"
 #include "px/pxvulkan.h"
 #include "python/internal.h"
@@ -849,6 +850,7 @@ static PyObject* runStatusStage(PyObject* args, const char* fn, statusStageFn f)
   pxStatus st;
   px_statusClear(&st);
   pxtStatus code;
+  dob->d.time = dob->worlds->time[0];  // the clock sensor reads it
   PX_RUN_CLAIMED(dob, (ModelObject*)model, fn, code = f(m, &dob->d, &st))
   if (code != PX_OK) return py_raise(&st);
   Py_RETURN_NONE;
@@ -1446,6 +1448,132 @@ static PyObject* py_geomDistance(PyObject* mod, PyObject* args) {
   if (code != PX_OK) return py_raise(&st);
   if (fromto) memcpy(fromto, ft, sizeof(ft));
   return PyFloat_FromDouble(dist);
+}
+
+//---------------------------------- rays ----------------------------------------------------------
+
+// a 3-element float64 input (pnt, vec, pos, size) copied into out
+static int rayVecArg(PyObject* obj, const char* fn, const char* name, int n, double* out) {
+  PyArrayObject* a = arrayArg(obj, fn, name, n, 0);
+  if (!a) return 0;
+  memcpy(out, PyArray_DATA(a), (size_t)n * sizeof(double));
+  Py_DECREF(a);
+  return 1;
+}
+
+// the result of a ray call: a float, or (dist, geomid) for ray; normal copied to a given array
+static PyObject* rayResult(pxtStatus code, const pxStatus* st, double dist, const double n[3],
+                           double* normal) {
+  if (code != PX_OK) return py_raise(st);
+  if (normal) memcpy(normal, n, 3 * sizeof(double));
+  return PyFloat_FromDouble(dist);
+}
+
+// ray(model, data, pnt, vec, geomgroup, flg_static, bodyexclude, normal) -> (dist, geomid): mj_ray
+static PyObject* py_ray(PyObject* mod, PyObject* args) {
+  (void)mod;
+  PyObject *model, *data, *pobj, *vobj, *gobj, *nobj;
+  int flg_static, bodyexclude;
+  if (!PyArg_ParseTuple(args, "OOOOOiiO:ray", &model, &data, &pobj, &vobj, &gobj, &flg_static,
+                        &bodyexclude, &nobj)) {
+    return NULL;
+  }
+  pxData* d;
+  const pxModel* m = pairArgs(model, data, "ray", &d);
+  if (!m) return NULL;
+  double pnt[3], vec[3], n[3], *normal;
+  if (!rayVecArg(pobj, "ray", "pnt", 3, pnt) || !rayVecArg(vobj, "ray", "vec", 3, vec)) return NULL;
+  if (!outArg(nobj, "ray", "normal", 3, 1, &normal)) return NULL;
+  unsigned char group[6], *gptr = NULL;
+  if (gobj != Py_None) {
+    PyArrayObject* g = (PyArrayObject*)PyArray_FROMANY(gobj, NPY_INT64, 0, 1, NPY_ARRAY_IN_ARRAY);
+    if (!g) {
+      PyErr_Clear();
+      PyErr_Format(PyExc_TypeError, "ray: geomgroup must be None or 6 integer flags, got %s",
+                   Py_TYPE(gobj)->tp_name);
+      return NULL;
+    }
+    if (PyArray_SIZE(g) != 6) {
+      PyErr_Format(PyExc_ValueError, "ray: geomgroup has %zd elements; expected 6",
+                   (Py_ssize_t)PyArray_SIZE(g));
+      Py_DECREF(g);
+      return NULL;
+    }
+    for (int k = 0; k < 6; k++) group[k] = ((const long long*)PyArray_DATA(g))[k] != 0;
+    Py_DECREF(g);
+    gptr = group;
+  }
+  DataObject* dob = (DataObject*)data;
+  double dist = -1;
+  int geomid = -1;
+  pxStatus st;
+  px_statusClear(&st);
+  pxtStatus code;
+  PX_RUN_CLAIMED(
+      dob, (ModelObject*)model, "ray",
+      code = px_ray(m, d, pnt, vec, gptr, flg_static, bodyexclude, &dist, &geomid, n, &st))
+  PyObject* r = rayResult(code, &st, dist, n, normal);
+  if (!r) return NULL;
+  return Py_BuildValue("(Ni)", r, geomid);
+}
+
+// rayGeom(pos, mat, size, pnt, vec, geomtype, normal) -> dist: mju_rayGeom
+static PyObject* py_rayGeom(PyObject* mod, PyObject* args) {
+  (void)mod;
+  PyObject *posobj, *matobj, *sizeobj, *pobj, *vobj, *nobj;
+  int type;
+  if (!PyArg_ParseTuple(args, "OOOOOiO:rayGeom", &posobj, &matobj, &sizeobj, &pobj, &vobj, &type,
+                        &nobj)) {
+    return NULL;
+  }
+  double pos[3], mat[9], size[3], pnt[3], vec[3], n[3], *normal;
+  if (!rayVecArg(posobj, "rayGeom", "pos", 3, pos) ||
+      !rayVecArg(matobj, "rayGeom", "mat", 9, mat) ||
+      !rayVecArg(sizeobj, "rayGeom", "size", 3, size) ||
+      !rayVecArg(pobj, "rayGeom", "pnt", 3, pnt) || !rayVecArg(vobj, "rayGeom", "vec", 3, vec)) {
+    return NULL;
+  }
+  if (!outArg(nobj, "rayGeom", "normal", 3, 1, &normal)) return NULL;
+  double dist = -1;
+  pxStatus st;
+  px_statusClear(&st);
+  pxtStatus code = px_rayGeom(pos, mat, size, pnt, vec, type, &dist, n, &st);
+  return rayResult(code, &st, dist, n, normal);
+}
+
+typedef pxtStatus (*rayGeomFn)(const pxModel*, pxData*, int, const double*, const double*, double*,
+                               double*, pxStatus*);
+
+static PyObject* rayOneGeom(PyObject* args, const char* fn, rayGeomFn f) {
+  PyObject *model, *data, *pobj, *vobj, *nobj;
+  int g;
+  if (!PyArg_ParseTuple(args, "OOiOOO", &model, &data, &g, &pobj, &vobj, &nobj)) return NULL;
+  pxData* d;
+  const pxModel* m = pairArgs(model, data, fn, &d);
+  if (!m) return NULL;
+  if (!idArg(g, m->ngeom, fn, "geom")) return NULL;
+  double pnt[3], vec[3], n[3], *normal;
+  if (!rayVecArg(pobj, fn, "pnt", 3, pnt) || !rayVecArg(vobj, fn, "vec", 3, vec)) return NULL;
+  if (!outArg(nobj, fn, "normal", 3, 1, &normal)) return NULL;
+  DataObject* dob = (DataObject*)data;
+  double dist = -1;
+  pxStatus st;
+  px_statusClear(&st);
+  pxtStatus code;
+  PX_RUN_CLAIMED(dob, (ModelObject*)model, fn, code = f(m, d, g, pnt, vec, &dist, n, &st))
+  return rayResult(code, &st, dist, n, normal);
+}
+
+// rayMesh(model, data, geomid, pnt, vec, normal) -> dist: mj_rayMesh
+static PyObject* py_rayMesh(PyObject* mod, PyObject* args) {
+  (void)mod;
+  return rayOneGeom(args, "rayMesh", px_rayMesh);
+}
+
+// rayHfield(model, data, geomid, pnt, vec, normal) -> dist: mj_rayHfield
+static PyObject* py_rayHfield(PyObject* mod, PyObject* args) {
+  (void)mod;
+  return rayOneGeom(args, "rayHfield", px_rayHfield);
 }
 
 // _eig3(mat (9,)) -> (eigval (3,), eigvec (9,), quat (4,)): collide_broad.h's mju_eig3 (tests)
@@ -2380,6 +2508,18 @@ static PyMethodDef moduleMethods[] = {
     {"geomDistance", py_geomDistance, METH_VARARGS,
      "geomDistance(model, data, geom1, geom2, distmax, fromto=None) -> float: smallest distance "
      "between two geoms up to distmax, closest points into fromto (mj_geomDistance)"},
+    {"ray", py_ray, METH_VARARGS,
+     "ray(model, data, pnt, vec, geomgroup, flg_static, bodyexclude, normal) -> (dist, geomid): "
+     "nearest geom along a ray (mj_ray)"},
+    {"rayGeom", py_rayGeom, METH_VARARGS,
+     "rayGeom(pos, mat, size, pnt, vec, geomtype, normal) -> dist: ray against a primitive "
+     "(mju_rayGeom)"},
+    {"rayMesh", py_rayMesh, METH_VARARGS,
+     "rayMesh(model, data, geomid, pnt, vec, normal) -> dist: ray against a mesh geom "
+     "(mj_rayMesh)"},
+    {"rayHfield", py_rayHfield, METH_VARARGS,
+     "rayHfield(model, data, geomid, pnt, vec, normal) -> dist: ray against a height field "
+     "(mj_rayHfield)"},
     {"_eig3", py_eig3, METH_VARARGS, "_eig3(mat) -> (eigval, eigvec, quat): mju_eig3 (tests)"},
     {"_roundf32", py_roundf32, METH_VARARGS, "_roundf32(x) -> x rounded to float32 (tests)"},
     {"_broadphase", py_broadphase, METH_VARARGS,

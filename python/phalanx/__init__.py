@@ -31,12 +31,18 @@ __all__ = [
     "Data",
     "Batch",
     "BATCH_FLAGS",
+    "BATCH_MODEL_PARAMS",
+    "BATCH_DERIVED_PARAMS",
     "VectorEnv",
     "make_vec",
     "ObjType",
     "kinematics",
     "collision",
     "geomDistance",
+    "ray",
+    "rayGeom",
+    "rayMesh",
+    "rayHfield",
     "CONTACT_DTYPE",
     "integratePos",
     "differentiatePos",
@@ -392,6 +398,34 @@ def geomDistance(model, data, geom1, geom2, distmax, fromto=None):
     return _core.geomDistance(model, data, int(geom1), int(geom2), float(distmax), fromto)
 
 
+def ray(model, data, pnt, vec, geomgroup=None, flg_static=1, bodyexclude=-1, normal=None):
+    """Nearest geom hit by the ray pnt + x * vec, x >= 0 (mj_ray): returns (dist, geomid), dist
+    in units of |vec|, (-1, -1) without a hit. Geoms are skipped when invisible (alpha 0), on body
+    bodyexclude, static with flg_static false, or in a group whose geomgroup flag (6 entries;
+    None: all groups) is 0. A given normal (writable float64, 3 elements) receives the unit
+    surface normal at the hit (zeros without one). ValueError for a NaN or infinite pnt or vec,
+    or a vec shorter than 1e-15 (MuJoCo's error)."""
+    return _core.ray(model, data, pnt, vec, geomgroup, int(bool(flg_static)), int(bodyexclude),
+                     normal)
+
+
+def rayGeom(pos, mat, size, pnt, vec, geomtype, normal=None):
+    """Distance along vec at which the ray pnt + x * vec, x >= 0, meets a primitive geom (plane,
+    sphere, capsule, ellipsoid, cylinder, box) of pose pos, mat (9, row-major) and size, or -1
+    (mju_rayGeom). A given normal (writable float64, 3 elements) receives the surface normal."""
+    return _core.rayGeom(pos, mat, size, pnt, vec, int(geomtype), normal)
+
+
+def rayMesh(model, data, geomid, pnt, vec, normal=None):
+    """Distance along vec to mesh geom geomid, or -1 (mj_rayMesh)."""
+    return _core.rayMesh(model, data, int(geomid), pnt, vec, normal)
+
+
+def rayHfield(model, data, geomid, pnt, vec, normal=None):
+    """Distance along vec to height-field geom geomid, or -1 (mj_rayHfield)."""
+    return _core.rayHfield(model, data, int(geomid), pnt, vec, normal)
+
+
 def kinematics(model, data):
     """Forward kinematics (MuJoCo's mj_kinematics + mj_comPos + mj_camlight + fixed tendons)."""
     _core.kinematics(model, data)
@@ -681,6 +715,10 @@ def asset_path(name):
 
 # reasons a batch world is flagged: bit i of Batch.flags is BATCH_FLAGS[i]
 BATCH_FLAGS = _core.BATCH_FLAGS
+# model parameters a batch can set per world (Batch.set_model_param), and the derived constants
+# it recomputes per world from them (readable with Batch.model_param)
+BATCH_MODEL_PARAMS = _core.BATCH_MODEL_PARAMS
+BATCH_DERIVED_PARAMS = _core.BATCH_DERIVED_PARAMS
 
 
 def __getattr__(name):

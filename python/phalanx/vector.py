@@ -15,9 +15,16 @@ three autoreset modes (``metadata["autoreset_mode"]``):
 * ``DISABLED``: nothing is reset automatically; stepping a finished env before resetting it with
   ``reset(options={"reset_mask": mask})`` is an error.
 
-An env whose world the batch flags (NaN or beyond 1e10 state, a bad control, an error: see
-``phalanx.BATCH_FLAGS``) is truncated, with reward 0 and ``infos["truncation_reason"]`` naming the
-reasons (``"badqvel|badqacc"``); its neighbours are not disturbed.
+An env whose world the batch flags (NaN or beyond 1e10 state, a bad control, an error, contacts
+or constraint rows beyond the model's capacity: see ``phalanx.BATCH_FLAGS``) is truncated, with
+reward 0 and ``infos["truncation_reason"]`` naming the reasons (``"badqvel|badqacc"``,
+``"contactfull"``); its neighbours are not disturbed.
+
+Finished envs are reset from Python (``Batch.reset(mask)``), not by the batch's own
+``set_autoreset``: that resets inside the step, before the final observation could be read, and
+knows neither ``terminated_fn`` nor the time limit, so it cannot reproduce ``SyncVectorEnv``.
+Per-world model parameters (domain randomization) are set on ``env.batch``
+(``env.batch.set_model_param("body_mass", masses)``); they persist across resets.
 """
 
 import numbers

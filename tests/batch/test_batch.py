@@ -161,7 +161,8 @@ def test_bad_world_is_flagged_and_isolated():
         flagged += b.step(4)
     assert flagged == 3
     names = phalanx._core.BATCH_FLAGS
-    assert names == ("badqpos", "badqvel", "badqacc", "badctrl", "unstable", "error")
+    assert names == ("badqpos", "badqvel", "badqacc", "badctrl", "unstable", "error",
+                     "contactfull", "cnstrfull")
     assert b.flags[1] & 2 and b.flags[3] & 8 and b.flags[4] & 4
     assert b.flags[0] == b.flags[2] == b.flags[5] == 0
     for w in (0, 2, 5):

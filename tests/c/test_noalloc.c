@@ -2,13 +2,17 @@
 // px_forward and px_step allocate nothing: every heap call of the library is routed through
 // counting wrappers (the test is linked with -Wl,--wrap=malloc,... by mk/noalloc.mk, which
 // rewrites the library's references to malloc into __wrap_malloc and so on), and the counter
-// must not move while a world runs forward passes and steps with every integrator. A control
-// test proves the wrappers are live (px_makeWorlds is counted).
+// must not move while a world runs forward passes and steps with every integrator (sensors of
+// every stage included), nor while a batch steps, resets and runs forward with per-world
+// parameters and the automatic reset. A control test proves the wrappers are live (px_makeWorlds
+// is counted).
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "mjcf/mjcf.h"
+#include "px/pxbatch.h"
 #include "px/pxdata.h"
 #include "px/pxmodel.h"
 #include "px/pxstatus.h"
@@ -58,12 +62,12 @@ static const char* kXML =
     "<mujoco>"
     "  <option timestep='0.002'><flag constraint='disable'/></option>"
     "  <worldbody>"
-    "    <body pos='0 0 1'><freejoint/><geom type='box' size='0.1 0.2 0.3'/>"
+    "    <body pos='0 0 1'><freejoint/><geom name='g0' type='box' size='0.1 0.2 0.3'/>"
     "      <site name='s0' pos='0.1 0 0'/>"
-    "      <body pos='0.2 0 0'><joint type='ball'/><geom type='capsule' size='0.05'"
+    "      <body name='b1' pos='0.2 0 0'><joint type='ball'/><geom type='capsule' size='0.05'"
     "            fromto='0 0 0 0.3 0 0'/>"
-    "        <body pos='0.3 0 0'><joint name='h' type='hinge' axis='0 1 0'/>"
-    "          <geom type='sphere' size='0.05'/><site name='s1' pos='0 0 0.1'/>"
+    "        <body pos='0.3 0 0'><joint name='h' type='hinge' axis='0 1 0' range='-1 1'/>"
+    "          <geom name='g2' type='sphere' size='0.05'/><site name='s1' pos='0 0 0.1'/>"
     "          <body><joint name='sl' type='slide' axis='1 0 0'/><geom size='0.03'/></body>"
     "        </body>"
     "      </body>"
@@ -73,6 +77,12 @@ static const char* kXML =
     "    <fixed armature='0.2'><joint joint='h' coef='1'/><joint joint='sl' coef='0.5'/></fixed>"
     "    <spatial armature='0.1'><site site='s0'/><site site='s1'/></spatial>"
     "  </tendon>"
+    "  <sensor>"
+    "    <touch site='s0'/><accelerometer site='s1'/><force site='s1'/><gyro site='s0'/>"
+    "    <framepos objtype='body' objname='b1' reftype='site' refname='s0'/>"
+    "    <subtreelinvel body='b1'/><subtreeangmom body='b1'/><e_potential/><e_kinetic/>"
+    "    <jointlimitpos joint='h'/><distance geom1='g0' geom2='g2' cutoff='1'/><clock/>"
+    "  </sensor>"
     "</mujoco>";
 
 //---------------------------------- tests ---------------------------------------------------------
@@ -118,8 +128,42 @@ static int test_forward_and_step_allocate_nothing(void) {
   return 0;
 }
 
+// pxb_step with per-world parameters (shallow model copies on the stack) and with the automatic
+// reset allocates nothing either, on the calling thread and on two pool threads
+static int test_batch_step_allocates_nothing(void) {
+  pxStatus st;
+  pxModel* m = NULL;
+  px_statusClear(&st);
+  ENSURE(pxc_loadXML(NULL, kXML, &m, &st) == PX_OK);
+  for (int nthread = 0; nthread <= 2; nthread += 2) {
+    pxBatch* b = pxb_make(m, 4, nthread, 1, &st);
+    ENSURE(b != NULL);
+    double mass[4 * 64];
+    ENSURE(m->nbody <= 64);
+    for (int w = 0; w < 4; w++) {
+      for (int i = 0; i < m->nbody; i++) mass[w * m->nbody + i] = m->body_mass[i] * (1 + 0.1 * w);
+    }
+    ENSURE(pxb_setParam(b, pxb_paramIndex("body_mass"), mass, NULL, &st) == PX_OK);
+    ENSURE(pxb_setConst(b, NULL, &st) == PX_OK);
+    ENSURE(pxb_setAutoreset(b, 1, -1, 0.1, 0.1, &st) == PX_OK);
+    pxb_reset(b, NULL, -1, 0.1, 0.1);
+    long before = nheap;
+    for (int k = 0; k < 5; k++) pxb_step(b, 4, NULL, 0.01);
+    b->worlds->qvel[0] = INFINITY;  // world 0 is flagged and reset by the autoreset
+    ENSURE(pxb_step(b, 2, NULL, 0) == 1);
+    pxb_reset(b, NULL, -1, 0.1, 0.1);
+    pxb_forward(b, NULL);
+    if (nheap != before) printf("batch, %d threads: %ld heap calls\n", nthread, nheap - before);
+    ENSURE(nheap == before);
+    pxb_free(b);
+  }
+  px_freeModel(m);
+  return 0;
+}
+
 int main(void) {
   RUN_TEST(test_wrappers_are_live);
   RUN_TEST(test_forward_and_step_allocate_nothing);
+  RUN_TEST(test_batch_step_allocates_nothing);
   return TEST_SUMMARY();
 }

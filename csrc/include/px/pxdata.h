@@ -44,84 +44,90 @@ typedef struct {
 // (the rows of the dual matrices, px_efcDual). Kept out of
 // PX_DATA_FIELDS: the GPU layout does not carry them (the GPU runs no constraint stage). The names
 // of MuJoCo's mjData arrays are MuJoCo's; efc_sv_* and efc_cn_* are phalanx scratch.
-#define PX_EFC_FIELDS(X)                                                                      \
-  X(int, efc_type, PXE_ROWS)                                                                  \
-  X(int, efc_id, PXE_ROWS)                                                                    \
-  X(int, efc_state, PXE_ROWS)                                                                 \
-  X(pxtNum, efc_J, PXE_ROWS* PXE_NV)                                                          \
-  X(pxtNum, efc_pos, PXE_ROWS)                                                                \
-  X(pxtNum, efc_margin, PXE_ROWS)                                                             \
-  X(pxtNum, efc_frictionloss, PXE_ROWS)                                                       \
-  X(pxtNum, efc_diagA, PXE_ROWS)                                                              \
-  X(pxtNum, efc_KBIP, 4 * PXE_ROWS)                                                           \
-  X(pxtNum, efc_D, PXE_ROWS)                                                                  \
-  X(pxtNum, efc_R, PXE_ROWS)                                                                  \
-  X(pxtNum, efc_vel, PXE_ROWS)                                                                \
-  X(pxtNum, efc_aref, PXE_ROWS)                                                               \
-  X(pxtNum, efc_b, PXE_ROWS)                                                                  \
-  X(pxtNum, efc_force, PXE_ROWS)                                                              \
-  /* the problem one solve sees (all rows, or one island's), in local indices */              \
-  X(int, efc_sv_type, PXE_ROWS)                                                               \
-  X(int, efc_sv_id, PXE_ROWS)                                                                 \
-  X(int, efc_sv_state, PXE_ROWS)                                                              \
-  X(int, efc_sv_oldstate, PXE_ROWS)                                                           \
-  X(pxtNum, efc_sv_J, PXE_ROWS* PXE_NV)                                                       \
-  X(pxtNum, efc_sv_Dr, PXE_ROWS)                                                              \
-  X(pxtNum, efc_sv_R, PXE_ROWS)                                                               \
-  X(pxtNum, efc_sv_floss, PXE_ROWS)                                                           \
-  X(pxtNum, efc_sv_aref, PXE_ROWS)                                                            \
-  X(pxtNum, efc_sv_b, PXE_ROWS)                                                               \
-  X(pxtNum, efc_sv_force, PXE_ROWS)                                                           \
-  X(pxtNum, efc_sv_Jaref, PXE_ROWS)                                                           \
-  X(pxtNum, efc_sv_Jv, PXE_ROWS)                                                              \
-  X(pxtNum, efc_sv_quad, 3 * PXE_ROWS)                                                        \
-  X(pxtNum, efc_sv_D, PXE_ROWS)                                                               \
-  X(pxtNum, efc_sv_qacc, PXE_NV)                                                              \
-  X(pxtNum, efc_sv_qacc_smooth, PXE_NV)                                                       \
-  X(pxtNum, efc_sv_qfrc_smooth, PXE_NV)                                                       \
-  X(pxtNum, efc_sv_qfrc_constraint, PXE_NV)                                                   \
-  X(int, efc_sv_Mrownnz, PXE_NV)                                                              \
-  X(int, efc_sv_Mrowadr, PXE_NV)                                                              \
-  X(int, efc_sv_Mcolind, PXE_NC)                                                              \
-  X(pxtNum, efc_sv_M, PXE_NC)                                                                 \
-  X(pxtNum, efc_sv_LD, PXE_NC)                                                                \
-  X(pxtNum, efc_sv_LDiagInv, PXE_NV)                                                          \
-  X(pxtNum, efc_sv_Ma, PXE_NV)                                                                \
-  X(pxtNum, efc_sv_Mv, PXE_NV)                                                                \
-  X(pxtNum, efc_sv_grad, PXE_NV)                                                              \
-  X(pxtNum, efc_sv_Mgrad, PXE_NV)                                                             \
-  X(pxtNum, efc_sv_search, PXE_NV)                                                            \
-  X(pxtNum, efc_sv_cholupd, PXE_NV)                                                           \
-  X(pxtNum, efc_sv_L, PXE_NV* PXE_NV)                                                         \
-  X(pxtNum, efc_sv_Lcone, PXE_NV* PXE_NV)                                                     \
-  X(pxtNum, efc_sv_LTJ, 6 * PXE_NV)                                                           \
-  X(pxtNum, efc_sv_gradold, PXE_NV)                                                           \
-  X(pxtNum, efc_sv_Mgradold, PXE_NV)                                                          \
-  X(pxtNum, efc_sv_graddif, PXE_NV)                                                           \
-  X(pxtNum, efc_sv_Mgraddif, PXE_NV)                                                          \
-  /* constraint islands (mj_island): trees, dofs and rows of each island */                   \
-  X(int, efc_is_tree, PXE_ROWS)                                                               \
-  X(int, efc_is_island, PXE_ROWS)                                                             \
-  X(int, efc_is_efc2iefc, PXE_ROWS)                                                           \
-  X(int, efc_is_iefc2efc, PXE_ROWS)                                                           \
-  X(int, efc_is_dof2idof, PXE_NV)                                                             \
-  X(int, efc_is_idof2dof, PXE_NV)                                                             \
-  X(int, efc_is_parent, PXE_NTREE)                                                            \
-  X(int, efc_is_treeisland, PXE_NTREE)                                                        \
-  X(int, efc_is_nv, PXE_NTREE + 1)                                                            \
-  X(int, efc_is_idofadr, PXE_NTREE)                                                           \
-  X(int, efc_is_nefc, PXE_NTREE + 1)                                                          \
-  X(int, efc_is_iefcadr, PXE_NTREE)                                                           \
-  X(int, efc_is_ne, PXE_NTREE)                                                                \
-  X(int, efc_is_nf, PXE_NTREE)                                                                \
-  /* the dual solver (PGS) and the exact diagonal: Y = J M^-1/2 and AR = Y Y' + R (storage */ \
-  /* only in a Data made for a model with PGS, noslip or diagexact: PXE_DUAL rows of them) */ \
-  X(pxtNum, efc_pg_Y, PXE_DUAL* PXE_NV)                                                       \
-  X(pxtNum, efc_pg_AR, PXE_DUAL* PXE_DUAL)                                                    \
-  X(pxtNum, efc_pg_ARinv, PXE_ROWS)                                                           \
-  X(pxtNum, efc_pg_prev, PXE_ROWS)                                                            \
-  X(pxtNum, efc_pg_mom, PXE_ROWS)                                                             \
-  X(int, efc_pg_block, PXE_ROWS)                                                              \
+#define PX_EFC_FIELDS(X)                                                                       \
+  X(int, efc_type, PXE_ROWS)                                                                   \
+  X(int, efc_id, PXE_ROWS)                                                                     \
+  X(int, efc_state, PXE_ROWS)                                                                  \
+  X(pxtNum, efc_J, PXE_ROWS* PXE_NV)                                                           \
+  X(pxtNum, efc_pos, PXE_ROWS)                                                                 \
+  X(pxtNum, efc_margin, PXE_ROWS)                                                              \
+  X(pxtNum, efc_frictionloss, PXE_ROWS)                                                        \
+  X(pxtNum, efc_diagA, PXE_ROWS)                                                               \
+  X(pxtNum, efc_KBIP, 4 * PXE_ROWS)                                                            \
+  X(pxtNum, efc_D, PXE_ROWS)                                                                   \
+  X(pxtNum, efc_R, PXE_ROWS)                                                                   \
+  X(pxtNum, efc_vel, PXE_ROWS)                                                                 \
+  X(pxtNum, efc_aref, PXE_ROWS)                                                                \
+  X(pxtNum, efc_b, PXE_ROWS)                                                                   \
+  X(pxtNum, efc_force, PXE_ROWS)                                                               \
+  /* constraint islands (mj_island): trees, dofs and rows of each island */                    \
+  X(int, efc_is_tree, PXE_ROWS)                                                                \
+  X(int, efc_is_island, PXE_ROWS)                                                              \
+  X(int, efc_is_efc2iefc, PXE_ROWS)                                                            \
+  X(int, efc_is_iefc2efc, PXE_ROWS)                                                            \
+  X(int, efc_is_dof2idof, PXE_NV)                                                              \
+  X(int, efc_is_idof2dof, PXE_NV)                                                              \
+  X(int, efc_is_parent, PXE_NTREE)                                                             \
+  X(int, efc_is_treeisland, PXE_NTREE)                                                         \
+  X(int, efc_is_nv, PXE_NTREE + 1)                                                             \
+  X(int, efc_is_idofadr, PXE_NTREE)                                                            \
+  X(int, efc_is_nefc, PXE_NTREE + 1)                                                           \
+  X(int, efc_is_iefcadr, PXE_NTREE)                                                            \
+  X(int, efc_is_ne, PXE_NTREE)                                                                 \
+  X(int, efc_is_nf, PXE_NTREE)
+
+// The solvers' and the contact Jacobian's scratch (efc_sv_*: the problem one solve sees;
+// efc_pg_*: the dual solver's matrices; efc_cn_jac: Jacobians of contact points): written before
+// it is read within every forward pass and never read after it, so world storage holds it per
+// slot (px_makeWorldsSlots): one per world for a single Data, one per thread for a batch.
+#define PX_EFC_SCRATCH(X)                                                                      \
+  /* the problem one solve sees (all rows, or one island's), in local indices */               \
+  X(int, efc_sv_type, PXE_ROWS)                                                                \
+  X(int, efc_sv_id, PXE_ROWS)                                                                  \
+  X(int, efc_sv_state, PXE_ROWS)                                                               \
+  X(int, efc_sv_oldstate, PXE_ROWS)                                                            \
+  X(pxtNum, efc_sv_J, PXE_ROWS* PXE_NV)                                                        \
+  X(pxtNum, efc_sv_Dr, PXE_ROWS)                                                               \
+  X(pxtNum, efc_sv_R, PXE_ROWS)                                                                \
+  X(pxtNum, efc_sv_floss, PXE_ROWS)                                                            \
+  X(pxtNum, efc_sv_aref, PXE_ROWS)                                                             \
+  X(pxtNum, efc_sv_b, PXE_ROWS)                                                                \
+  X(pxtNum, efc_sv_force, PXE_ROWS)                                                            \
+  X(pxtNum, efc_sv_Jaref, PXE_ROWS)                                                            \
+  X(pxtNum, efc_sv_Jv, PXE_ROWS)                                                               \
+  X(pxtNum, efc_sv_quad, 3 * PXE_ROWS)                                                         \
+  X(pxtNum, efc_sv_D, PXE_ROWS)                                                                \
+  X(pxtNum, efc_sv_qacc, PXE_NV)                                                               \
+  X(pxtNum, efc_sv_qacc_smooth, PXE_NV)                                                        \
+  X(pxtNum, efc_sv_qfrc_smooth, PXE_NV)                                                        \
+  X(pxtNum, efc_sv_qfrc_constraint, PXE_NV)                                                    \
+  X(int, efc_sv_Mrownnz, PXE_NV)                                                               \
+  X(int, efc_sv_Mrowadr, PXE_NV)                                                               \
+  X(int, efc_sv_Mcolind, PXE_NC)                                                               \
+  X(pxtNum, efc_sv_M, PXE_NC)                                                                  \
+  X(pxtNum, efc_sv_LD, PXE_NC)                                                                 \
+  X(pxtNum, efc_sv_LDiagInv, PXE_NV)                                                           \
+  X(pxtNum, efc_sv_Ma, PXE_NV)                                                                 \
+  X(pxtNum, efc_sv_Mv, PXE_NV)                                                                 \
+  X(pxtNum, efc_sv_grad, PXE_NV)                                                               \
+  X(pxtNum, efc_sv_Mgrad, PXE_NV)                                                              \
+  X(pxtNum, efc_sv_search, PXE_NV)                                                             \
+  X(pxtNum, efc_sv_cholupd, PXE_NV)                                                            \
+  X(pxtNum, efc_sv_L, PXE_NV* PXE_NV)                                                          \
+  X(pxtNum, efc_sv_Lcone, PXE_NV* PXE_NV)                                                      \
+  X(pxtNum, efc_sv_LTJ, 6 * PXE_NV)                                                            \
+  X(pxtNum, efc_sv_gradold, PXE_NV)                                                            \
+  X(pxtNum, efc_sv_Mgradold, PXE_NV)                                                           \
+  X(pxtNum, efc_sv_graddif, PXE_NV)                                                            \
+  X(pxtNum, efc_sv_Mgraddif, PXE_NV)                                                           \
+  /* the dual solver (PGS) and the exact diagonal: Y = J M^-1/2 and AR = Y Y' + R (storage */  \
+  /* only in a Data made for a model with PGS, noslip or diagexact: PXE_DUAL rows of them) */  \
+  X(pxtNum, efc_pg_Y, PXE_DUAL* PXE_NV)                                                        \
+  X(pxtNum, efc_pg_AR, PXE_DUAL* PXE_DUAL)                                                     \
+  X(pxtNum, efc_pg_ARinv, PXE_ROWS)                                                            \
+  X(pxtNum, efc_pg_prev, PXE_ROWS)                                                             \
+  X(pxtNum, efc_pg_mom, PXE_ROWS)                                                              \
+  X(int, efc_pg_block, PXE_ROWS)                                                               \
   X(pxtNum, efc_cn_jac, 24 * PXE_NV)
 
 // entries of efc_n (per world): row counts of MuJoCo's mjData and solver statistics
@@ -148,6 +154,7 @@ typedef struct {
   int nbpmax;          // body-pair capacity of the broad phase (px_bodyPairCapacity)
 #define X(type, name, n) type* name;
   PX_EFC_FIELDS(X)
+  PX_EFC_SCRATCH(X)
 #undef X
   int* efc_n;       // PX_EFC_NCOUNT counts (nefc, ne, nf, nl, solver iterations, ...)
   int nefcmax;      // constraint row capacity of every world of this storage
@@ -159,6 +166,7 @@ typedef struct {
 typedef struct {
   const pxModel* model;
   int nworld;
+  int nslot;  // scratch slots: nworld, or one per thread of a batch (px_makeWorldsSlots)
 #define X(type, name, nrow, ncol) type* name; /* (nworld x nrow*ncol) */
   PX_DATA_FIELDS(X)
 #undef X
@@ -166,13 +174,16 @@ typedef struct {
   pxContact* contact;  // (nworld, nconmax + PX_MAXCONPAIR)
   int* ncon;           // (nworld)
   int nconmax;         // contact capacity per world (px_contactCapacity)
-  pxtNum* colscr_r;    // (nworld, px_colScratchReals): broad-phase scratch, not state
-  int* colscr_i;       // (nworld, px_colScratchInts)
+  pxtNum* colscr_r;    // (nslot, px_colScratchReals): broad-phase scratch, not state
+  int* colscr_i;       // (nslot, px_colScratchInts)
   int nbpmax;          // px_bodyPairCapacity
   long ncolscr_r;      // per-world sizes of colscr_r and colscr_i
   long ncolscr_i;
 #define X(type, name, n) type* name; /* (nworld, n) */
   PX_EFC_FIELDS(X)
+#undef X
+#define X(type, name, n) type* name; /* (nslot, n) */
+  PX_EFC_SCRATCH(X)
 #undef X
   int* efc_n;   // (nworld, PX_EFC_NCOUNT)
   int nefcmax;  // constraint row capacity per world (px_efcCapacity)
@@ -181,14 +192,23 @@ typedef struct {
   size_t nbuffer;
 } pxWorlds;
 
-// Allocate storage for nworld worlds (reset to qpos0), or NULL with st set.
+// Allocate storage for nworld worlds (reset to qpos0), or NULL with st set: every world with its
+// own scratch (collision scratch, PX_EFC_SCRATCH).
 pxWorlds* px_makeWorlds(const pxModel* m, int nworld, pxStatus* st);
+
+// The same with nslot >= 1 scratch slots shared by the worlds: a batch keeps one per thread, and
+// a thread views each world it computes with its own slot (px_worldViewSlot).
+pxWorlds* px_makeWorldsSlots(const pxModel* m, int nworld, int nslot, pxStatus* st);
 
 // Free world storage (NULL is fine).
 void px_freeWorlds(pxWorlds* w);
 
-// Point d at world `world` of w.
+// Point d at world `world` of w, with the world's own scratch when w has a slot per world, else
+// with none (NULL scratch pointers: a stage that needs it must be given a slot).
 void px_worldView(const pxWorlds* w, int world, pxData* d);
+
+// Point d at world `world` of w with scratch slot `slot` (its thread's).
+void px_worldViewSlot(const pxWorlds* w, int world, int slot, pxData* d);
 
 // Reset one world to the model's defaults (qpos0, zero velocities, mocap from body frames).
 void px_resetWorld(const pxModel* m, pxWorlds* w, int world);
@@ -299,6 +319,16 @@ void px_actuatorIds(pxModel* m);
 // (tendon_lengthspring where -1). d is scratch (left at qpos_spring, as MuJoCo leaves it).
 pxtStatus px_setConst(pxModel* m, pxData* d, pxStatus* st);
 
+// The constants of px_setConst that depend on masses, inertias, armature and actuator gains,
+// computed exactly as px_setConst computes them: body_subtreemass, dof_M0, body/dof/tendon
+// invweight0, actuator_acc0, the dampratio -> kv conversion of actuator_biasprm,
+// stat.meaninertia, cam_poscom0 and light_poscom0. It writes no other array of m (m may be a
+// shallow copy sharing the rest); m's cam_mode and light_mode must all be fixed (a shallow copy
+// points them at scratch; px_setConst fixes them the same way during its pass), else it does
+// nothing. d is scratch, scratch holds 13 nv numbers. The caller has run
+// px_transmissionSupported.
+void px_setConstInertia(pxModel* m, pxData* d, double* scratch);
+
 // eq_data of body connect and weld constraints from the body frames in d (part of px_setConst).
 void px_equalityData(pxModel* m, const pxData* d);
 
@@ -333,9 +363,11 @@ pxtStatus px_lengthRangeAll(pxModel* m, pxData* d, const pxLROpt* opt, pxStatus*
 pxtStatus px_forwardCheck(const pxModel* m, pxStatus* st);
 
 // PX_OK when px_forward (the CPU, with the constraint stage) supports this model and its
-// options, or the unsupported feature in st (the sparse Jacobian, flex equalities and geom pairs
-// without a collider are refused by name).
+// options, or the unsupported feature in st (the sparse Jacobian, flex equalities, geom pairs
+// without a collider and the sensor types not computed are refused by name).
 pxtStatus px_forwardCheckCPU(const pxModel* m, pxStatus* st);
+// ... without the sensors (px_sensorCheck): what the dynamics of px_forward needs
+pxtStatus px_dynamicsCheckCPU(const pxModel* m, pxStatus* st);
 
 // Forward dynamics of one world (mj_forward): position, velocity, actuation and acceleration
 // stages, then collision, constraint rows (efc_*), constraint islands and the Newton solver (per
@@ -388,6 +420,20 @@ int px_constraintFree(const pxModel* m);
 // refuses.
 pxtStatus px_rnePostConstraintCheck(const pxModel* m, pxStatus* st);
 pxtStatus px_rnePostConstraint(const pxModel* m, pxData* d, pxStatus* st);
+// ... without the check (the model passed px_forwardCheckCPU)
+void px_rnePostConstraintRun(const pxModel* m, pxData* d);
+
+// Sensors (CPU executor of csrc/kern/sensor.h, MuJoCo's mj_sensorPos/Vel/Acc): px_sensorCheck
+// refuses by name the sensor types not computed (rangefinder, contact, tactile, plugin) and
+// sensor history; px_sensors computes sensordata after a forward pass (px_forward calls it) with
+// the lazily computed energy, subtree velocities and mj_rnePostConstraint; ke_in is energy[1] as
+// it was when the forward pass started (an e_kinetic sensor with the energy flag reads it, as
+// MuJoCo's does).
+pxtStatus px_sensorCheck(const pxModel* m, pxStatus* st);
+void px_sensors(const pxModel* m, pxData* d, double ke_in);
+
+// px_forward with skipsensor nonzero: no sensor (mj_forwardSkip, as RK4's inner passes run it)
+pxtStatus px_forwardSkip(const pxModel* m, pxData* d, int skipsensor, pxStatus* st);
 
 // mj_rne: result (nv) = the inverse-dynamics bias (flg_acc = 0) or, with flg_acc, M qacc + bias;
 // uses the scratch rne_cacc and rne_cfrc. Refused with the sleep enable flag.

@@ -484,6 +484,8 @@
   X(pxtNum,  cacc,                 nbody,       6) \
   X(pxtNum,  cfrc_int,             nbody,       6) \
   X(pxtNum,  cfrc_ext,             nbody,       6) \
+  /* sensor readings (mj_sensorPos/Vel/Acc) */ \
+  X(pxtNum,  sensordata,           nsensordata, 1) \
   /* phalanx scratch (not in MuJoCo): per-body acceleration and force of mj_rne's passes */ \
   X(pxtNum,  rne_cacc,             nbody,       6) \
   X(pxtNum,  rne_cfrc,             nbody,       6) \
