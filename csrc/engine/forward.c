@@ -147,12 +147,8 @@ static pxtStatus constraintCheck(const pxModel* m, pxStatus* st) {
 pxtStatus px_forwardCheck(const pxModel* m, pxStatus* st) {
   pxtStatus code = smoothCheck(m, st);
   if (code != PX_OK) return code;
-  if (m->nsensor > 0 && !DSBL(PX_DSBL_SENSOR)) {
-    return PX_FAIL(st, PX_ERR_UNSUPPORTED,
-                   "forward on the GPU: sensors (nsensor = %d) are not computed on the GPU yet "
-                   "(the CPU computes them; or disable sensor)",
-                   m->nsensor);
-  }
+  code = px_sensorCheckGPU(m, st);
+  if (code != PX_OK) return code;
   if (!constraintNone(m)) {
     return PX_FAIL(st, PX_ERR_UNSUPPORTED,
                    "forward on the GPU: constraints (contacts, limits, equalities, friction "

@@ -157,6 +157,8 @@ static double raySite(const pxModel* m, const pxData* d, int s, const double pnt
 }
 
 #define PXK_SN_RAYGEOM(s, pnt, vec) raySite(m, d, s, pnt, vec)
+// the acceleration stage's mj_rnePostConstraint with the forces of the constraint rows
+#define PXK_SN_RNEPOST_RUN() px_rnePostConstraintRun(m, d)
 
 #include "kern/sensor.h"
 
@@ -185,42 +187,43 @@ pxtStatus px_sensorCheck(const pxModel* m, pxStatus* st) {
   return PX_OK;
 }
 
-void px_sensors(const pxModel* m, pxData* d, double ke_in) {
-  if (m->nsensor == 0 || (m->opt.disableflags & PX_DSBL_SENSOR)) return;
-  int energy = (m->opt.enableflags & PX_ENBL_ENERGY) != 0;
-  int pot = pxk_sensorNeeds(m, d, PXK_SN_ENERGYPOS);
-  int kin = pxk_sensorNeeds(m, d, PXK_SN_ENERGYVEL);
-
-  // position stage. mj_forward clears its potential-energy flag before, so an e_potential
-  // sensor computes mj_energyPos (the same value the energy flag computes); an e_kinetic sensor
-  // reads energy[1] as it is when the kinetic-energy flag is set, that is with the energy flag,
-  // set by the previous forward pass (ke_in, energy[1] on entry); otherwise it computes it
-  double ke = d->energy[1];  // with the energy flag: this pass's kinetic energy
-  if (pot && !energy) pxk_energyPos(m, d);
-  if (kin) {
-    if (energy) {
-      d->energy[1] = ke_in;
-    } else {
-      pxk_energyVel(m, d);
+pxtStatus px_sensorCheckGPU(const pxModel* m, pxStatus* st) {
+  if (m->opt.disableflags & PX_DSBL_SENSOR) return PX_OK;
+  pxtStatus code = px_sensorCheck(m, st);
+  if (code != PX_OK) return code;
+  // what the sensor shader (shaders/sensor.comp) leaves out: the readings of constraint rows and
+  // contacts and the ray casts (sensor.h's CPU-only parts), and the geom distance sensors
+  // (PXK_SN_NOGEOMDIST: the collision code they need would make the pipeline far slower to
+  // build)
+  static const char* why[] = {
+      [PX_SENS_TOUCH] = "touch (it reads contact forces and casts rays; CPU only)",
+      [PX_SENS_RANGEFINDER] = "rangefinder (it casts rays; CPU only)",
+      [PX_SENS_CONTACT] = "contact (it reads contacts; CPU only)",
+      [PX_SENS_JOINTLIMITPOS] = "jointlimitpos (it reads constraint rows; CPU only)",
+      [PX_SENS_JOINTLIMITVEL] = "jointlimitvel (it reads constraint rows; CPU only)",
+      [PX_SENS_JOINTLIMITFRC] = "jointlimitfrc (it reads constraint rows; CPU only)",
+      [PX_SENS_TENDONLIMITPOS] = "tendonlimitpos (it reads constraint rows; CPU only)",
+      [PX_SENS_TENDONLIMITVEL] = "tendonlimitvel (it reads constraint rows; CPU only)",
+      [PX_SENS_TENDONLIMITFRC] = "tendonlimitfrc (it reads constraint rows; CPU only)",
+      [PX_SENS_GEOMDIST] =
+          "distance (a geom distance: no collision code in the sensor shader; CPU only)",
+      [PX_SENS_GEOMNORMAL] =
+          "normal (a geom distance: no collision code in the sensor shader; CPU only)",
+      [PX_SENS_GEOMFROMTO] =
+          "fromto (a geom distance: no collision code in the sensor shader; CPU only)",
+  };
+  for (int i = 0; i < m->nsensor; i++) {
+    int t = m->sensor_type[i];
+    if (t >= 0 && t < (int)(sizeof(why) / sizeof(why[0])) && why[t]) {
+      return PX_FAIL(st, PX_ERR_UNSUPPORTED,
+                     "forward on the GPU: sensor %d: %s sensors are not computed on the GPU (the "
+                     "CPU computes them; or disable sensor)",
+                     i, why[t]);
     }
   }
-  pxk_sensorPos(m, d, d->time);
-  // what mj_forward leaves in energy[1]: with the energy flag, mj_energyVel's; without it, zero
-  // unless an e_potential sensor kept mj_forward from clearing it (then the e_kinetic sensor's
-  // value or the value on entry)
-  if (energy) {
-    d->energy[1] = ke;
-  } else if (pot) {
-    if (!kin) d->energy[1] = ke_in;
-  } else {
-    d->energy[1] = 0;
-  }
+  return PX_OK;
+}
 
-  // velocity stage
-  if (pxk_sensorNeeds(m, d, PXK_SN_SUBTREEVEL)) pxk_subtreeVel(m, d);
-  pxk_sensorVel(m, d);
-
-  // acceleration stage
-  if (pxk_sensorNeeds(m, d, PXK_SN_RNEPOST)) px_rnePostConstraintRun(m, d);
-  pxk_sensorAcc(m, d);
+void px_sensors(const pxModel* m, pxData* d, double ke_in) {
+  pxk_sensors(m, d, d->time, ke_in);
 }
