@@ -128,7 +128,7 @@ FULL = FAST + [
 
 # fp32 against the fp64 CPU, per sensor: ||gpu32 - cpu64|| / max(||cpu64||, 1) (readings near
 # zero compared absolutely); measured on lavapipe, see test_fp32_close
-FP32_TOL = 2e-4
+FP32_TOL = 5e-5
 
 DSBL_CONSTRAINT = int(mujoco.mjtDisableBit.mjDSBL_CONSTRAINT)
 ENBL_ENERGY = int(mujoco.mjtEnableBit.mjENBL_ENERGY)
@@ -191,11 +191,13 @@ def cpu_world(model, q, inputs, w, time=0.0):
 
 def check_forward(vk, model, q, inputs, lanes=1):
     out = vk.forward(model, q, lanes=lanes, **inputs)
+    nonzero = False
     for w in range(q.shape[0]):
         data = cpu_world(model, q, inputs, w)
         phalanx.forward(model, data)
-        assert np.any(data.sensordata != 0)
+        nonzero |= bool(np.any(data.sensordata != 0))
         assert_same(out, data, w, f"forward, {lanes} lanes")
+    assert nonzero, "every reading is zero: nothing compared"
 
 
 def check_step(vk, model, q, inputs, nstep, lanes=1):
@@ -280,8 +282,8 @@ def sensor_errors(model, gpu, cpu):
 @pytest.mark.slow
 def test_fp32_close(vk, full):
     """fp32 sensordata against the fp64 CPU after forward and after 1 and 3 steps, per sensor
-    within FP32_TOL (measured on lavapipe: at most 1.3e-5 over the fast models and 4.1e-5 with
-    --full; see docs/gpu_executor.md)."""
+    within FP32_TOL (measured on lavapipe: at most 9.3e-6, the accelerometer of sensors_all after 3
+    Euler steps, the same with --full; see docs/gpu_executor.md)."""
     worst = (0.0, "")
     for name, integrator in FULL if full else FAST:
         model = load(name, integrator)
