@@ -118,8 +118,11 @@ def contenders(task, num_envs, args):
         out.append(("gym-sync", lambda: Contender("gym-sync", gymnasium.make_vec(
             task, num_envs=num_envs, vectorization_mode="sync"), num_envs)))
     if num_envs <= args.async_max:
+        # workers from a fork server started while this process is small: forking the
+        # benchmark itself fails (ENOMEM) once it has held thousands of envs
         out.append(("gym-async", lambda: Contender("gym-async", gymnasium.make_vec(
-            task, num_envs=num_envs, vectorization_mode="async"), num_envs)))
+            task, num_envs=num_envs, vectorization_mode="async",
+            vector_kwargs={"context": "forkserver"}), num_envs)))
     try:
         import envpool
 

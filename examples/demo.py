@@ -1,10 +1,10 @@
 # SPDX-License-Identifier: Apache-2.0
-"""The main job (for now): load the package's own robot, print its sizes, print body positions
-for a few joint configurations computed by phalanx's kinematics, then step it (contacts and the
-other constraints are disabled until their issue lands: the crawler falls freely while its motors
-move the legs, and its centre of mass follows the free-fall parabola whatever the legs do, up to
-the small share of the joints' armature, a rotor inertia that belongs to no body). It
-grows into training an agent as contacts and the vector env land."""
+"""The main job: load the package's own crawler, print its sizes and body positions for a few
+joint configurations computed by phalanx's kinematics, step it onto its floor with contacts and
+the constraint solver, then run Gymnasium's Ant-v5 task (the package's own MJCF) on 256 worlds
+at once with random actions, as an RL library's rollout would."""
+
+import time
 
 import numpy as np
 
@@ -37,24 +37,41 @@ def main():
             print(f"  {body.name:18s} xpos = ({x:+.4f}, {y:+.4f}, {z:+.4f})")
         print(f"  subtree com of torso: {np.array2string(data.subtree_com[1], precision=4)}")
 
-    # dynamics: RK4 steps under sinusoidal motor commands, constraints disabled
-    model.opt.disableflags = model.opt.disableflags | 1  # mjDSBL_CONSTRAINT
+    # dynamics: RK4 steps under sinusoidal motor commands, with contacts, joint limits and the
+    # constraint solver: the crawler drops onto the floor and hops on its shins
     phalanx.resetData(model, data)
-    phalanx.forward(model, data)
-    com0 = data.subtree_com[1].copy()
-    g = model.opt.gravity[2]
-    print(f"\nstepping {model.opt.timestep * 1000:.0f} ms RK4 steps, constraints disabled:")
-    for step in range(1, 201):
+    print(f"\nstepping {model.opt.timestep * 1000:.0f} ms RK4 steps with contacts:")
+    most = 0
+    for step in range(1, 401):
         data.ctrl[:] = np.sin(2 * np.pi * 2.0 * data.time + np.arange(model.nu))
         phalanx.step(model, data)
-        if step % 50 == 0:
-            phalanx.forward(model, data)
-            t = data.time
-            fall = com0[2] + 0.5 * g * t * t
-            print(f"  t = {t:.3f} s  torso z = {data.body('torso').xpos[2]:+.4f}  "
-                  f"com z = {data.subtree_com[1][2]:+.6f}  (free fall: {fall:+.6f})  "
-                  f"hips = {np.array2string(data.qpos[7::2], precision=3)}")
+        most = max(most, data.ncon)
+        if step % 100 == 0:
+            torso = data.body("torso").xpos
+            print(f"  t = {data.time:.3f} s  torso = ({torso[0]:+.4f}, {torso[1]:+.4f}, "
+                  f"{torso[2]:+.4f})  most contacts in the last 0.5 s = {most}")
+            most = 0
 
+    # the main job: a Gymnasium task on many worlds at once (the package's own Ant MJCF, the
+    # observation and reward computed in C, the step on a thread pool)
+    num_envs, nstep = 256, 50
+    env = phalanx.make_vec("Ant-v5", num_envs=num_envs, seed=0)
+    obs, _ = env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    total = np.zeros(num_envs)
+    done = 0
+    t0 = time.perf_counter()
+    for _ in range(nstep):
+        actions = rng.uniform(-1, 1, size=env.action_space.shape)
+        obs, rewards, terminations, truncations, infos = env.step(actions)
+        total += rewards
+        done += int(np.sum(terminations | truncations))
+    elapsed = time.perf_counter() - t0
+    env.close()
+    print(f"\nAnt-v5: {num_envs} envs x {nstep} steps of random actions, observation "
+          f"{obs.shape[1:]} float64")
+    print(f"  mean return {total.mean():+.3f}, episodes ended {done}, "
+          f"{num_envs * nstep / elapsed:,.0f} env steps/s on this machine")
 
 if __name__ == "__main__":
     main()

@@ -838,6 +838,20 @@ pxtStatus pxv_collision(pxvContext* ctx, const pxModel* m, pxWorlds* w, int prec
       if (m->geom_bodyid[g1] != m->geom_bodyid[g2]) present[colFamily(m, g1, g2)] = 1;
     }
   }
+  // a CPU Vulkan device (Mesa's lavapipe) did not finish compiling the GJK/EPA and height-field
+  // pipelines within 25 minutes: refuse rather than seem to hang, unless asked to compile them
+  // anyway (environment PX_GPU_CONVEX=1)
+  if ((present[1] || present[2]) && ctx->properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU) {
+    const char* force = getenv("PX_GPU_CONVEX");
+    if (!force || strcmp(force, "1") != 0) {
+      return PX_FAIL(st, PX_ERR_UNSUPPORTED,
+                     "pxv_collision: %s pairs on the CPU Vulkan device %s: its compiler did not "
+                     "finish the %s narrow-phase pipeline within 25 minutes here (set "
+                     "PX_GPU_CONVEX=1 to compile it anyway, or collide on the CPU)",
+                     present[1] ? "convex (GJK/EPA)" : "height-field", ctx->properties.deviceName,
+                     present[1] ? "convex" : "height-field");
+    }
+  }
   if ((present[1] || present[2]) && m->opt.ccd_iterations > PXV_CCD_MAXIT) {
     return PX_FAIL(st, PX_ERR_UNSUPPORTED,
                    "pxv_collision: ccd_iterations %d; the GPU's EPA polytope holds %d iterations",

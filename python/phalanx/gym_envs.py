@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Single-env Gymnasium registrations of phalanx's MuJoCo v5 tasks (gymnasium.make("phalanx/Ant-v5")).
+"""Single-env Gymnasium registrations of phalanx's MuJoCo v5 tasks: gymnasium.make("phalanx/...").
 
 Importing phalanx registers the eleven ids ``phalanx/<Task>-v5`` (Ant, HalfCheetah, Hopper,
 Walker2d, Humanoid, HumanoidStandup, Swimmer, Reacher, Pusher, InvertedPendulum,
@@ -69,6 +69,14 @@ class TaskEnv(gymnasium.Env):
         if "max_episode_steps" in kwargs:
             raise TypeError(
                 f"phalanx/{task}: pass max_episode_steps to gymnasium.make, not to the env"
+            )
+        vector_only = sorted(set(kwargs) & {"num_envs", "num_threads", "seed", "autoreset_mode",
+                                            "copy"})
+        if vector_only:
+            raise TypeError(
+                f"phalanx/{task}: {vector_only} are arguments of the vector env: use "
+                f"gymnasium.make_vec('phalanx/{task}', ...) or phalanx.make_vec; the single env "
+                f"takes the task's own keyword arguments (and seeds through reset(seed=...))"
             )
         # one world on the caller's thread; the time limit is TimeLimit's (gymnasium.make)
         self._vec = make_vec(task, num_envs=1, num_threads=0, seed=0,

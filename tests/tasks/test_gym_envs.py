@@ -146,6 +146,8 @@ def test_bad_input_is_a_clear_error():
         gymnasium.make("phalanx/Ant-v5", no_such_option=1)
     with pytest.raises(ValueError, match="unknown env id"):
         TaskEnv("Ant-v4")
+    with pytest.raises(TypeError, match="make_vec"):
+        gymnasium.make("phalanx/Ant-v5", num_threads=4)
 
 
 def test_task_kwargs_reach_the_task():

@@ -44,90 +44,90 @@ typedef struct {
 // (the rows of the dual matrices, px_efcDual). Kept out of
 // PX_DATA_FIELDS: the GPU layout does not carry them (the GPU runs no constraint stage). The names
 // of MuJoCo's mjData arrays are MuJoCo's; efc_sv_* and efc_cn_* are phalanx scratch.
-#define PX_EFC_FIELDS(X)                                                                       \
-  X(int, efc_type, PXE_ROWS)                                                                   \
-  X(int, efc_id, PXE_ROWS)                                                                     \
-  X(int, efc_state, PXE_ROWS)                                                                  \
-  X(pxtNum, efc_J, PXE_ROWS* PXE_NV)                                                           \
-  X(pxtNum, efc_pos, PXE_ROWS)                                                                 \
-  X(pxtNum, efc_margin, PXE_ROWS)                                                              \
-  X(pxtNum, efc_frictionloss, PXE_ROWS)                                                        \
-  X(pxtNum, efc_diagA, PXE_ROWS)                                                               \
-  X(pxtNum, efc_KBIP, 4 * PXE_ROWS)                                                            \
-  X(pxtNum, efc_D, PXE_ROWS)                                                                   \
-  X(pxtNum, efc_R, PXE_ROWS)                                                                   \
-  X(pxtNum, efc_vel, PXE_ROWS)                                                                 \
-  X(pxtNum, efc_aref, PXE_ROWS)                                                                \
-  X(pxtNum, efc_b, PXE_ROWS)                                                                   \
-  X(pxtNum, efc_force, PXE_ROWS)                                                               \
-  /* constraint islands (mj_island): trees, dofs and rows of each island */                    \
-  X(int, efc_is_tree, PXE_ROWS)                                                                \
-  X(int, efc_is_island, PXE_ROWS)                                                              \
-  X(int, efc_is_efc2iefc, PXE_ROWS)                                                            \
-  X(int, efc_is_iefc2efc, PXE_ROWS)                                                            \
-  X(int, efc_is_dof2idof, PXE_NV)                                                              \
-  X(int, efc_is_idof2dof, PXE_NV)                                                              \
-  X(int, efc_is_parent, PXE_NTREE)                                                             \
-  X(int, efc_is_treeisland, PXE_NTREE)                                                         \
-  X(int, efc_is_nv, PXE_NTREE + 1)                                                             \
-  X(int, efc_is_idofadr, PXE_NTREE)                                                            \
-  X(int, efc_is_nefc, PXE_NTREE + 1)                                                           \
-  X(int, efc_is_iefcadr, PXE_NTREE)                                                            \
-  X(int, efc_is_ne, PXE_NTREE)                                                                 \
+#define PX_EFC_FIELDS(X)                                                    \
+  X(int, efc_type, PXE_ROWS)                                                \
+  X(int, efc_id, PXE_ROWS)                                                  \
+  X(int, efc_state, PXE_ROWS)                                               \
+  X(pxtNum, efc_J, PXE_ROWS* PXE_NV)                                        \
+  X(pxtNum, efc_pos, PXE_ROWS)                                              \
+  X(pxtNum, efc_margin, PXE_ROWS)                                           \
+  X(pxtNum, efc_frictionloss, PXE_ROWS)                                     \
+  X(pxtNum, efc_diagA, PXE_ROWS)                                            \
+  X(pxtNum, efc_KBIP, 4 * PXE_ROWS)                                         \
+  X(pxtNum, efc_D, PXE_ROWS)                                                \
+  X(pxtNum, efc_R, PXE_ROWS)                                                \
+  X(pxtNum, efc_vel, PXE_ROWS)                                              \
+  X(pxtNum, efc_aref, PXE_ROWS)                                             \
+  X(pxtNum, efc_b, PXE_ROWS)                                                \
+  X(pxtNum, efc_force, PXE_ROWS)                                            \
+  /* constraint islands (mj_island): trees, dofs and rows of each island */ \
+  X(int, efc_is_tree, PXE_ROWS)                                             \
+  X(int, efc_is_island, PXE_ROWS)                                           \
+  X(int, efc_is_efc2iefc, PXE_ROWS)                                         \
+  X(int, efc_is_iefc2efc, PXE_ROWS)                                         \
+  X(int, efc_is_dof2idof, PXE_NV)                                           \
+  X(int, efc_is_idof2dof, PXE_NV)                                           \
+  X(int, efc_is_parent, PXE_NTREE)                                          \
+  X(int, efc_is_treeisland, PXE_NTREE)                                      \
+  X(int, efc_is_nv, PXE_NTREE + 1)                                          \
+  X(int, efc_is_idofadr, PXE_NTREE)                                         \
+  X(int, efc_is_nefc, PXE_NTREE + 1)                                        \
+  X(int, efc_is_iefcadr, PXE_NTREE)                                         \
+  X(int, efc_is_ne, PXE_NTREE)                                              \
   X(int, efc_is_nf, PXE_NTREE)
 
 // The solvers' and the contact Jacobian's scratch (efc_sv_*: the problem one solve sees;
 // efc_pg_*: the dual solver's matrices; efc_cn_jac: Jacobians of contact points): written before
 // it is read within every forward pass and never read after it, so world storage holds it per
 // slot (px_makeWorldsSlots): one per world for a single Data, one per thread for a batch.
-#define PX_EFC_SCRATCH(X)                                                                      \
-  /* the problem one solve sees (all rows, or one island's), in local indices */               \
-  X(int, efc_sv_type, PXE_ROWS)                                                                \
-  X(int, efc_sv_id, PXE_ROWS)                                                                  \
-  X(int, efc_sv_state, PXE_ROWS)                                                               \
-  X(int, efc_sv_oldstate, PXE_ROWS)                                                            \
-  X(pxtNum, efc_sv_J, PXE_ROWS* PXE_NV)                                                        \
-  X(pxtNum, efc_sv_Dr, PXE_ROWS)                                                               \
-  X(pxtNum, efc_sv_R, PXE_ROWS)                                                                \
-  X(pxtNum, efc_sv_floss, PXE_ROWS)                                                            \
-  X(pxtNum, efc_sv_aref, PXE_ROWS)                                                             \
-  X(pxtNum, efc_sv_b, PXE_ROWS)                                                                \
-  X(pxtNum, efc_sv_force, PXE_ROWS)                                                            \
-  X(pxtNum, efc_sv_Jaref, PXE_ROWS)                                                            \
-  X(pxtNum, efc_sv_Jv, PXE_ROWS)                                                               \
-  X(pxtNum, efc_sv_quad, 3 * PXE_ROWS)                                                         \
-  X(pxtNum, efc_sv_D, PXE_ROWS)                                                                \
-  X(pxtNum, efc_sv_qacc, PXE_NV)                                                               \
-  X(pxtNum, efc_sv_qacc_smooth, PXE_NV)                                                        \
-  X(pxtNum, efc_sv_qfrc_smooth, PXE_NV)                                                        \
-  X(pxtNum, efc_sv_qfrc_constraint, PXE_NV)                                                    \
-  X(int, efc_sv_Mrownnz, PXE_NV)                                                               \
-  X(int, efc_sv_Mrowadr, PXE_NV)                                                               \
-  X(int, efc_sv_Mcolind, PXE_NC)                                                               \
-  X(pxtNum, efc_sv_M, PXE_NC)                                                                  \
-  X(pxtNum, efc_sv_LD, PXE_NC)                                                                 \
-  X(pxtNum, efc_sv_LDiagInv, PXE_NV)                                                           \
-  X(pxtNum, efc_sv_Ma, PXE_NV)                                                                 \
-  X(pxtNum, efc_sv_Mv, PXE_NV)                                                                 \
-  X(pxtNum, efc_sv_grad, PXE_NV)                                                               \
-  X(pxtNum, efc_sv_Mgrad, PXE_NV)                                                              \
-  X(pxtNum, efc_sv_search, PXE_NV)                                                             \
-  X(pxtNum, efc_sv_cholupd, PXE_NV)                                                            \
-  X(pxtNum, efc_sv_L, PXE_NV* PXE_NV)                                                          \
-  X(pxtNum, efc_sv_Lcone, PXE_NV* PXE_NV)                                                      \
-  X(pxtNum, efc_sv_LTJ, 6 * PXE_NV)                                                            \
-  X(pxtNum, efc_sv_gradold, PXE_NV)                                                            \
-  X(pxtNum, efc_sv_Mgradold, PXE_NV)                                                           \
-  X(pxtNum, efc_sv_graddif, PXE_NV)                                                            \
-  X(pxtNum, efc_sv_Mgraddif, PXE_NV)                                                           \
-  /* the dual solver (PGS) and the exact diagonal: Y = J M^-1/2 and AR = Y Y' + R (storage */  \
-  /* only in a Data made for a model with PGS, noslip or diagexact: PXE_DUAL rows of them) */  \
-  X(pxtNum, efc_pg_Y, PXE_DUAL* PXE_NV)                                                        \
-  X(pxtNum, efc_pg_AR, PXE_DUAL* PXE_DUAL)                                                     \
-  X(pxtNum, efc_pg_ARinv, PXE_ROWS)                                                            \
-  X(pxtNum, efc_pg_prev, PXE_ROWS)                                                             \
-  X(pxtNum, efc_pg_mom, PXE_ROWS)                                                              \
-  X(int, efc_pg_block, PXE_ROWS)                                                               \
+#define PX_EFC_SCRATCH(X)                                                                     \
+  /* the problem one solve sees (all rows, or one island's), in local indices */              \
+  X(int, efc_sv_type, PXE_ROWS)                                                               \
+  X(int, efc_sv_id, PXE_ROWS)                                                                 \
+  X(int, efc_sv_state, PXE_ROWS)                                                              \
+  X(int, efc_sv_oldstate, PXE_ROWS)                                                           \
+  X(pxtNum, efc_sv_J, PXE_ROWS* PXE_NV)                                                       \
+  X(pxtNum, efc_sv_Dr, PXE_ROWS)                                                              \
+  X(pxtNum, efc_sv_R, PXE_ROWS)                                                               \
+  X(pxtNum, efc_sv_floss, PXE_ROWS)                                                           \
+  X(pxtNum, efc_sv_aref, PXE_ROWS)                                                            \
+  X(pxtNum, efc_sv_b, PXE_ROWS)                                                               \
+  X(pxtNum, efc_sv_force, PXE_ROWS)                                                           \
+  X(pxtNum, efc_sv_Jaref, PXE_ROWS)                                                           \
+  X(pxtNum, efc_sv_Jv, PXE_ROWS)                                                              \
+  X(pxtNum, efc_sv_quad, 3 * PXE_ROWS)                                                        \
+  X(pxtNum, efc_sv_D, PXE_ROWS)                                                               \
+  X(pxtNum, efc_sv_qacc, PXE_NV)                                                              \
+  X(pxtNum, efc_sv_qacc_smooth, PXE_NV)                                                       \
+  X(pxtNum, efc_sv_qfrc_smooth, PXE_NV)                                                       \
+  X(pxtNum, efc_sv_qfrc_constraint, PXE_NV)                                                   \
+  X(int, efc_sv_Mrownnz, PXE_NV)                                                              \
+  X(int, efc_sv_Mrowadr, PXE_NV)                                                              \
+  X(int, efc_sv_Mcolind, PXE_NC)                                                              \
+  X(pxtNum, efc_sv_M, PXE_NC)                                                                 \
+  X(pxtNum, efc_sv_LD, PXE_NC)                                                                \
+  X(pxtNum, efc_sv_LDiagInv, PXE_NV)                                                          \
+  X(pxtNum, efc_sv_Ma, PXE_NV)                                                                \
+  X(pxtNum, efc_sv_Mv, PXE_NV)                                                                \
+  X(pxtNum, efc_sv_grad, PXE_NV)                                                              \
+  X(pxtNum, efc_sv_Mgrad, PXE_NV)                                                             \
+  X(pxtNum, efc_sv_search, PXE_NV)                                                            \
+  X(pxtNum, efc_sv_cholupd, PXE_NV)                                                           \
+  X(pxtNum, efc_sv_L, PXE_NV* PXE_NV)                                                         \
+  X(pxtNum, efc_sv_Lcone, PXE_NV* PXE_NV)                                                     \
+  X(pxtNum, efc_sv_LTJ, 6 * PXE_NV)                                                           \
+  X(pxtNum, efc_sv_gradold, PXE_NV)                                                           \
+  X(pxtNum, efc_sv_Mgradold, PXE_NV)                                                          \
+  X(pxtNum, efc_sv_graddif, PXE_NV)                                                           \
+  X(pxtNum, efc_sv_Mgraddif, PXE_NV)                                                          \
+  /* the dual solver (PGS) and the exact diagonal: Y = J M^-1/2 and AR = Y Y' + R (storage */ \
+  /* only in a Data made for a model with PGS, noslip or diagexact: PXE_DUAL rows of them) */ \
+  X(pxtNum, efc_pg_Y, PXE_DUAL* PXE_NV)                                                       \
+  X(pxtNum, efc_pg_AR, PXE_DUAL* PXE_DUAL)                                                    \
+  X(pxtNum, efc_pg_ARinv, PXE_ROWS)                                                           \
+  X(pxtNum, efc_pg_prev, PXE_ROWS)                                                            \
+  X(pxtNum, efc_pg_mom, PXE_ROWS)                                                             \
+  X(int, efc_pg_block, PXE_ROWS)                                                              \
   X(pxtNum, efc_cn_jac, 24 * PXE_NV)
 
 // entries of efc_n (per world): row counts of MuJoCo's mjData and solver statistics
