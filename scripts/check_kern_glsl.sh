@@ -399,8 +399,9 @@ void main() {
 EOF
 check_stage ray "ray.h" -O0 -O
 
-# the sensor stages (csrc/kern/sensor.h) through the generated layout (its sensordata and the
-# collision scratch of the geom distance sensors), fp64 and fp32, -O0 (as collision: spirv-opt
+# the sensor stages (csrc/kern/sensor.h, pxk_sensors: the three stages with their lazy quantities,
+# geom distance sensors included, unlike shaders/sensor.comp) through the generated layout (its
+# sensordata and the collision scratch of the geom distance sensors), fp64 and fp32, -O0 (as collision: spirv-opt
 # crashes on the whole collision code at -O), linted --strict; needs the layout regenerated with
 # sensordata
 stage_shader sensor
@@ -410,11 +411,7 @@ cat >>"$tmp/sensor_check.comp" <<'EOF'
 void main() {
   PX_CHECK_BEGIN();
   pxl_collisionWorld(p);
-  if (pxk_sensorNeeds(PXK_SN_SUBTREEVEL) == 1) pxk_subtreeVel();
-  PX_SYNC();
-  pxk_sensorPos(D(qpos, 0));
-  pxk_sensorVel();
-  pxk_sensorAcc();
+  pxk_sensors(D(qpos, 0), D(qpos, 1));
   D(qvel, 0) = PX_TOREAL(pxk_sensorSupported(0));
 }
 EOF

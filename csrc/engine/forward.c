@@ -153,12 +153,8 @@ pxtStatus px_forwardCheck(const pxModel* m, pxStatus* st) {
                    "interval; nhistory = %d) are not supported on the GPU (the CPU runs them)",
                    m->nhistory);
   }
-  if (m->nsensor > 0 && !DSBL(PX_DSBL_SENSOR)) {
-    return PX_FAIL(st, PX_ERR_UNSUPPORTED,
-                   "forward on the GPU: sensors (nsensor = %d) are not computed on the GPU yet "
-                   "(the CPU computes them; or disable sensor)",
-                   m->nsensor);
-  }
+  code = px_sensorCheckGPU(m, st);
+  if (code != PX_OK) return code;
   if (!constraintNone(m)) {
     return PX_FAIL(st, PX_ERR_UNSUPPORTED,
                    "forward on the GPU: constraints (contacts, limits, equalities, friction "

@@ -157,6 +157,8 @@ static double raySite(const pxModel* m, const pxData* d, int s, const double pnt
 }
 
 #define PXK_SN_RAYGEOM(s, pnt, vec) raySite(m, d, s, pnt, vec)
+// the acceleration stage's mj_rnePostConstraint with the forces of the constraint rows
+#define PXK_SN_RNEPOST_RUN() px_rnePostConstraintRun(m, d)
 
 #include "kern/sensor.h"
 
@@ -314,6 +316,43 @@ void px_advanceSensorHistory(const pxModel* m, pxData* d) {
       memcpy(px_historyInsert(buf, n, dim, d->time), cur, sizeof(double) * (size_t)dim);
     }
   }
+}
+
+pxtStatus px_sensorCheckGPU(const pxModel* m, pxStatus* st) {
+  if (m->opt.disableflags & PX_DSBL_SENSOR) return PX_OK;
+  pxtStatus code = px_sensorCheck(m, st);
+  if (code != PX_OK) return code;
+  // what the sensor shader (shaders/sensor.comp) leaves out: the readings of constraint rows and
+  // contacts and the ray casts (sensor.h's CPU-only parts), and the geom distance sensors
+  // (PXK_SN_NOGEOMDIST: the collision code they need would make the pipeline far slower to
+  // build)
+  static const char* why[] = {
+      [PX_SENS_TOUCH] = "touch (it reads contact forces and casts rays; CPU only)",
+      [PX_SENS_RANGEFINDER] = "rangefinder (it casts rays; CPU only)",
+      [PX_SENS_CONTACT] = "contact (it reads contacts; CPU only)",
+      [PX_SENS_JOINTLIMITPOS] = "jointlimitpos (it reads constraint rows; CPU only)",
+      [PX_SENS_JOINTLIMITVEL] = "jointlimitvel (it reads constraint rows; CPU only)",
+      [PX_SENS_JOINTLIMITFRC] = "jointlimitfrc (it reads constraint rows; CPU only)",
+      [PX_SENS_TENDONLIMITPOS] = "tendonlimitpos (it reads constraint rows; CPU only)",
+      [PX_SENS_TENDONLIMITVEL] = "tendonlimitvel (it reads constraint rows; CPU only)",
+      [PX_SENS_TENDONLIMITFRC] = "tendonlimitfrc (it reads constraint rows; CPU only)",
+      [PX_SENS_GEOMDIST] =
+          "distance (a geom distance: no collision code in the sensor shader; CPU only)",
+      [PX_SENS_GEOMNORMAL] =
+          "normal (a geom distance: no collision code in the sensor shader; CPU only)",
+      [PX_SENS_GEOMFROMTO] =
+          "fromto (a geom distance: no collision code in the sensor shader; CPU only)",
+  };
+  for (int i = 0; i < m->nsensor; i++) {
+    int t = m->sensor_type[i];
+    if (t >= 0 && t < (int)(sizeof(why) / sizeof(why[0])) && why[t]) {
+      return PX_FAIL(st, PX_ERR_UNSUPPORTED,
+                     "forward on the GPU: sensor %d: %s sensors are not computed on the GPU (the "
+                     "CPU computes them; or disable sensor)",
+                     i, why[t]);
+    }
+  }
+  return PX_OK;
 }
 
 void px_sensors(const pxModel* m, pxData* d, double ke_in) {

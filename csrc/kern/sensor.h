@@ -24,7 +24,9 @@
 #ifndef PX_KERN_SENSOR_H_
 #define PX_KERN_SENSOR_H_
 
+#ifndef PXK_SN_NOGEOMDIST
 #include "kern/collide_dist.h"
+#endif
 #include "kern/libm.h"
 #include "kern/post.h"
 #include "kern/smooth.h"
@@ -49,10 +51,14 @@
 #define PXK_SN_RNEPOST 3
 
 // 1 if sensor i (builtin types) is computed by the stage functions of this header in this
-// executor; 0 for the types no executor computes and, on the GPU, the CPU-only ones
+// executor; 0 for the types no executor computes and, on the GPU, the CPU-only ones (and the
+// geom distance sensors where PXK_SN_NOGEOMDIST leaves them out)
 PX_FN int pxk_sensorSupported(PX_MDC int i) {
   int t = M(sensor_type, i);
   if (t == PX_SENS_TACTILE || t == PX_SENS_PLUGIN) return 0;
+#ifdef PXK_SN_NOGEOMDIST
+  if (t == PX_SENS_GEOMDIST || t == PX_SENS_GEOMNORMAL || t == PX_SENS_GEOMFROMTO) return 0;
+#endif
 #ifdef PX_KERN_GLSL
   if (t == PX_SENS_RANGEFINDER || t == PX_SENS_CONTACT) return 0;
   if (t == PX_SENS_TOUCH || t == PX_SENS_JOINTLIMITPOS || t == PX_SENS_JOINTLIMITVEL ||
@@ -243,6 +249,7 @@ PX_FN void pxk_snCamProject(PX_MDC int s, int c, int oa) {
   D(sensordata, oa + 1) = v;
 }
 
+#ifndef PXK_SN_NOGEOMDIST
 // the geom distance sensors (distance, normal, fromto) of sensor i: the closest pair over the
 // geoms of the object (a body's geoms or one geom) and of the reference, cutoff as distmax
 PX_FN void pxk_snGeomDist(PX_MDC int i, int oa) {
@@ -286,6 +293,7 @@ PX_FN void pxk_snGeomDist(PX_MDC int i, int oa) {
     for (int k = 0; k < 6; k++) D(sensordata, oa + k) = fromto[k];
   }
 }
+#endif
 
 #ifndef PX_KERN_GLSL
 // the first limit row of the given type for object id (rows after the equality and friction
@@ -377,9 +385,13 @@ PX_FN void pxk_snPos(PX_MDC int i, PX_REAL time) {
       PXK_GET(3, pos, D, subtree_com, 3 * objid);
     }
     D(sensordata, oa) = PX_TOREAL(pxk_snInsideSite(PX_MDARGC refid, pos));
-  } else if (type == PX_SENS_GEOMDIST || type == PX_SENS_GEOMNORMAL || type == PX_SENS_GEOMFROMTO) {
+  }
+#ifndef PXK_SN_NOGEOMDIST
+  else if (type == PX_SENS_GEOMDIST || type == PX_SENS_GEOMNORMAL || type == PX_SENS_GEOMFROMTO) {
     pxk_snGeomDist(PX_MDARGC i, oa);
-  } else if (type == PX_SENS_E_POTENTIAL) {
+  }
+#endif
+  else if (type == PX_SENS_E_POTENTIAL) {
     D(sensordata, oa) = D(energy, 0);
   } else if (type == PX_SENS_E_KINETIC) {
     D(sensordata, oa) = D(energy, 1);
@@ -643,6 +655,64 @@ PX_FN void pxk_sensorAcc(PX_MD) {
     PXK_SN_ONE(i, pxk_snAcc(PX_MDARGC i));
   }
   PX_SYNC();
+}
+
+//---------------------------------- the three stages ----------------------------------------------
+
+// mj_rnePostConstraint as the acceleration stage needs it: the executor may define
+// PXK_SN_RNEPOST_RUN() before this header (the CPU adds the contact and equality forces of the
+// constraint rows); else the kernel's (constraint-free worlds: the GPU)
+#ifndef PXK_SN_RNEPOST_RUN
+#define PXK_SN_RNEPOST_RUN() pxk_rnePostConstraint(PX_MDARG)
+#endif
+
+// the sensors of a forward pass (after its stages): the position stage with MuJoCo's energy
+// bookkeeping around it, the velocity stage after mj_subtreeVel, the acceleration stage after
+// mj_rnePostConstraint, each lazy quantity only where pxk_sensorNeeds asks for it. time is the
+// clock reading; ke_in is energy[1] as it was when the forward pass started (with the energy
+// flag, an e_kinetic sensor reads it: MuJoCo's kinetic-energy flag is still set from the
+// previous pass). Without the energy flag, energy[1] ends zero unless an e_potential sensor kept
+// mj_forward from clearing it (then the e_kinetic sensor's value or ke_in).
+PX_FN void pxk_sensors(PX_MDC PX_REAL time, PX_REAL ke_in) {
+  if (MS(nsensor) == 0 || (MOPT(disableflags) & PX_DSBL_SENSOR) != 0) return;
+  int energy = (MOPT(enableflags) & PX_ENBL_ENERGY) != 0 ? 1 : 0;
+  int pot = pxk_sensorNeeds(PX_MDARGC PXK_SN_ENERGYPOS);
+  int kin = pxk_sensorNeeds(PX_MDARGC PXK_SN_ENERGYVEL);
+
+  // position stage: mj_forward clears its potential-energy flag before it, so an e_potential
+  // sensor computes mj_energyPos (the value the energy flag computes); an e_kinetic sensor
+  // computes mj_energyVel without the energy flag and reads ke_in with it
+  PXR ke = D(energy, 1);  // with the energy flag: this pass's kinetic energy
+  PX_SYNC();              // every lane read it before lane 0 changes it
+  if (pot == 1 && energy == 0) pxk_energyPos(PX_MDARG);
+  if (kin == 1) {
+    if (energy == 1) {
+      if (PX_LANE == 0) D(energy, 1) = ke_in;
+    } else {
+      pxk_energyVel(PX_MDARG);
+    }
+  }
+  PX_SYNC();
+  pxk_sensorPos(PX_MDARGC time);
+  if (PX_LANE == 0) {
+    if (energy == 1) {
+      D(energy, 1) = ke;
+    } else if (pot == 1) {
+      if (kin == 0) D(energy, 1) = ke_in;
+    } else {
+      D(energy, 1) = PX_R(0.0);
+    }
+  }
+
+  // velocity stage
+  if (pxk_sensorNeeds(PX_MDARGC PXK_SN_SUBTREEVEL) == 1) pxk_subtreeVel(PX_MDARG);
+  PX_SYNC();
+  pxk_sensorVel(PX_MDARG);
+
+  // acceleration stage
+  if (pxk_sensorNeeds(PX_MDARGC PXK_SN_RNEPOST) == 1) PXK_SN_RNEPOST_RUN();
+  PX_SYNC();
+  pxk_sensorAcc(PX_MDARG);
 }
 
 #endif  // PX_KERN_SENSOR_H_

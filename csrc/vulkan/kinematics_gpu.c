@@ -86,6 +86,12 @@ static const uint32_t spvColHfieldF64[] =
 static const uint32_t spvColHfieldF32[] =
 #include "spirv/colnarrow_hfield_f32.inc"
 ;
+static const uint32_t spvSensorF64[] =
+#include "spirv/sensor_f64.inc"
+;
+static const uint32_t spvSensorF32[] =
+#include "spirv/sensor_f32.inc"
+;
 // clang-format on
 
 // the SPIR-V of each entry point, [phase][fp64]
@@ -102,6 +108,7 @@ static const struct {
     {{spvColPrimF32, sizeof(spvColPrimF32)}, {spvColPrimF64, sizeof(spvColPrimF64)}},
     {{spvColConvexF32, sizeof(spvColConvexF32)}, {spvColConvexF64, sizeof(spvColConvexF64)}},
     {{spvColHfieldF32, sizeof(spvColHfieldF32)}, {spvColHfieldF64, sizeof(spvColHfieldF64)}},
+    {{spvSensorF32, sizeof(spvSensorF32)}, {spvSensorF64, sizeof(spvSensorF64)}},
 };
 
 //---------------------------------- layout --------------------------------------------------------
@@ -525,7 +532,8 @@ static pxtStatus phasePipeline(pxvContext* ctx, int phase, int fp64, int lanes, 
   return PX_OK;
 }
 
-// steps of one pxv_step call: each is 5 (RK4: 11) recorded dispatches per chunk of worlds
+// steps of one pxv_step call: each is 5 (RK4: 11) recorded dispatches per chunk of worlds, plus
+// one or two per sensor-computing forward pass (shaders/sensor.comp)
 #define PXV_MAX_NSTEP 100000
 
 // one dispatch of a phase's sequence: entry point and mode
@@ -723,6 +731,31 @@ pxtStatus pxv_kinematics(pxvContext* ctx, const pxModel* m, pxWorlds* w, int pre
   return pxv_kinematicsLanes(ctx, m, w, precision64, 1, st);
 }
 
+// the sensor dispatches of a forward pass (shaders/sensor.comp): whether the model computes
+// sensors, and whether an e_kinetic sensor under the energy flag needs energy[1] as the pass
+// found it (saved before the pass)
+static int sensorsOn(const pxModel* m) {
+  return m->nsensor > 0 && !(m->opt.disableflags & PX_DSBL_SENSOR);
+}
+
+static int sensorsSaveKe(const pxModel* m) {
+  if (!sensorsOn(m) || !(m->opt.enableflags & PX_ENBL_ENERGY)) return 0;
+  for (int i = 0; i < m->nsensor; i++) {
+    if (m->sensor_type[i] == PX_SENS_E_KINETIC) return 1;
+  }
+  return 0;
+}
+
+// append a forward pass (mode 0: every world, 1: the flagged ones) with its sensors (sensors
+// nonzero) to ops; returns the new count
+static int addForward(const pxModel* m, dispatchOp* ops, int n, int mode, int sensors) {
+  sensors = sensors && sensorsOn(m);
+  if (sensors && sensorsSaveKe(m)) ops[n++] = (dispatchOp){PXV_PHASE_SENSOR, mode};
+  ops[n++] = (dispatchOp){PXV_PHASE_FORWARD, mode};
+  if (sensors) ops[n++] = (dispatchOp){PXV_PHASE_SENSOR, 2 + mode};
+  return n;
+}
+
 pxtStatus pxv_forward(pxvContext* ctx, const pxModel* m, pxWorlds* w, int precision64, int lanes,
                       pxStatus* st) {
   pxStatus local;
@@ -731,8 +764,9 @@ pxtStatus pxv_forward(pxvContext* ctx, const pxModel* m, pxWorlds* w, int precis
   if (checkArgs(ctx, m, w, precision64, "pxv_forward", st) || px_forwardCheck(m, st)) {
     return st->code;
   }
-  static const dispatchOp ops[1] = {{PXV_PHASE_FORWARD, 0}};
-  return runPhase(ctx, m, w, precision64, lanes, ops, 1, 1, "pxv_forward", st);
+  dispatchOp ops[3];
+  int nop = addForward(m, ops, 0, 0, 1);
+  return runPhase(ctx, m, w, precision64, lanes, ops, nop, 1, "pxv_forward", st);
 }
 
 pxtStatus pxv_step(pxvContext* ctx, const pxModel* m, pxWorlds* w, int precision64, int lanes,
@@ -750,20 +784,24 @@ pxtStatus pxv_step(pxvContext* ctx, const pxModel* m, pxWorlds* w, int precision
 
   // px_step: bad positions or velocities reset the world; forward; a bad acceleration resets
   // the world and flags it; forward again on the flagged worlds; the integrator and the advance
-  // (RK4: three more forward passes between its stages)
-  static const dispatchOp ops[5] = {{PXV_PHASE_CHECK, 0},
-                                    {PXV_PHASE_FORWARD, 0},
-                                    {PXV_PHASE_CHECK, 1},
-                                    {PXV_PHASE_FORWARD, 1},
-                                    {PXV_PHASE_INTEGRATE, 0}};
-  static const dispatchOp rk4[11] = {
-      {PXV_PHASE_CHECK, 0}, {PXV_PHASE_FORWARD, 0}, {PXV_PHASE_CHECK, 1}, {PXV_PHASE_FORWARD, 1},
-      {PXV_PHASE_RK4, 0},   {PXV_PHASE_FORWARD, 0}, {PXV_PHASE_RK4, 1},   {PXV_PHASE_FORWARD, 0},
-      {PXV_PHASE_RK4, 2},   {PXV_PHASE_FORWARD, 0}, {PXV_PHASE_RK4, 3}};
+  // (RK4: three more forward passes between its stages). Each of the first two forward passes
+  // computes the sensors (px_forward); RK4's inner passes compute none (px_forwardSkip)
+  dispatchOp ops[17];
+  int n = 0;
+  ops[n++] = (dispatchOp){PXV_PHASE_CHECK, 0};
+  n = addForward(m, ops, n, 0, 1);
+  ops[n++] = (dispatchOp){PXV_PHASE_CHECK, 1};
+  n = addForward(m, ops, n, 1, 1);
   if (m->opt.integrator == PX_INT_RK4) {
-    return runPhase(ctx, m, w, precision64, lanes, rk4, 11, nstep, "pxv_step", st);
+    for (int s = 0; s < 3; s++) {
+      ops[n++] = (dispatchOp){PXV_PHASE_RK4, s};
+      n = addForward(m, ops, n, 0, 0);
+    }
+    ops[n++] = (dispatchOp){PXV_PHASE_RK4, 3};
+  } else {
+    ops[n++] = (dispatchOp){PXV_PHASE_INTEGRATE, 0};
   }
-  return runPhase(ctx, m, w, precision64, lanes, ops, 5, nstep, "pxv_step", st);
+  return runPhase(ctx, m, w, precision64, lanes, ops, n, nstep, "pxv_step", st);
 }
 
 // the narrow-phase family of geom pair (g1, g2), as pxl_family of shaders/colnarrow.glsl

@@ -433,6 +433,9 @@ void px_rnePostConstraintRun(const pxModel* m, pxData* d);
 // it was when the forward pass started (an e_kinetic sensor with the energy flag reads it, as
 // MuJoCo's does).
 pxtStatus px_sensorCheck(const pxModel* m, pxStatus* st);
+// ... and, for the GPU executor (shaders/sensor.comp), the types it does not compute by name:
+// touch, rangefinder, contact, the joint and tendon limit sensors, the geom distance sensors
+pxtStatus px_sensorCheckGPU(const pxModel* m, pxStatus* st);
 void px_sensors(const pxModel* m, pxData* d, double ke_in);
 
 // Actuator and sensor history buffers (csrc/engine/history.c; MuJoCo 3.12's mju_historyInsert,

@@ -82,17 +82,20 @@ pxtStatus pxv_kinematicsLanes(pxvContext* ctx, const pxModel* m, pxWorlds* w, in
                               int lanes, pxStatus* st);
 
 // Forward dynamics (mj_forward without constraint rows: csrc/kern/phase.h, the stage order of
-// px_forward) of every world of w on the GPU, `lanes` invocations per world; uploads and reads
+// px_forward) of every world of w on the GPU, `lanes` invocations per world, then the sensors
+// (shaders/sensor.comp) where the model has some and the sensor flag is on; uploads and reads
 // back every data block as pxv_kinematicsLanes does. Fails before any GPU work, as px_forward
-// does, on a model px_forwardCheck refuses.
+// does, on a model px_forwardCheck refuses (with the sensor types the GPU does not compute).
 pxtStatus pxv_forward(pxvContext* ctx, const pxModel* m, pxWorlds* w, int precision64, int lanes,
                       pxStatus* st);
 
 // nstep steps (mj_step: forward, then the model's integrator (Euler, implicit, implicitfast or
 // RK4), with MuJoCo's autoreset on bad values) of every world of w on the GPU, w->time advanced
 // and read back with every data block. Fails before any GPU work on a model px_integratorCheck
-// or px_forwardCheck refuses. nstep is 1 to 100000 (one step records 5 dispatches, RK4 11, per
-// chunk of worlds in one command buffer).
+// or px_forwardCheck refuses. The sensors are those of the step's first forward pass (RK4's inner
+// passes compute none), as in px_step. nstep is 1 to 100000 (one step records 5 dispatches, RK4
+// 11, plus one or two per sensor-computing forward pass, per chunk of worlds in one command
+// buffer).
 pxtStatus pxv_step(pxvContext* ctx, const pxModel* m, pxWorlds* w, int precision64, int lanes,
                    int nstep, pxStatus* st);
 
