@@ -8,155 +8,13 @@
 
 #include "kern/prelude_c.h"
 
-//---------------------------------- ray vs site (touch) -------------------------------------------
-// MuJoCo's mju_rayGeom on the primitive of a site (sphere, capsule, ellipsoid, cylinder, box),
-// without the normal: the distance along vec from pnt to the site's surface, -1 when the ray
-// misses; the touch sensor keeps the contacts whose ray meets the site
-
-#define MINVAL 1E-15
-
-// the smallest non-negative root of a x^2 + 2 b x + c = 0 (-1 if none), both roots in x
-static double rayQuad(double a, double b, double c, double x[2]) {
-  double det = b * b - a * c;
-  if (det < 0 || a < MINVAL) {
-    x[0] = -1;
-    x[1] = -1;
-    return -1;
-  }
-  det = sqrt(det);
-  x[0] = (-b - det) / a;
-  x[1] = (-b + det) / a;
-  if (x[0] >= 0) return x[0];
-  if (x[1] >= 0) return x[1];
-  return -1;
-}
-
-// pnt and vec in the frame (pos, mat)
-static void rayMap(const double pos[3], const double mat[9], const double pnt[3],
-                   const double vec[3], double lpnt[3], double lvec[3]) {
-  const double dif[3] = {pnt[0] - pos[0], pnt[1] - pos[1], pnt[2] - pos[2]};
-  for (int k = 0; k < 3; k++) {
-    lpnt[k] = mat[k] * dif[0] + mat[3 + k] * dif[1] + mat[6 + k] * dif[2];
-    lvec[k] = mat[k] * vec[0] + mat[3 + k] * vec[1] + mat[6 + k] * vec[2];
-  }
-}
-
-static double raySphere(const double pos[3], double r2, const double pnt[3], const double vec[3]) {
-  double dif[3] = {pnt[0] - pos[0], pnt[1] - pos[1], pnt[2] - pos[2]};
-  double a = vec[0] * vec[0] + vec[1] * vec[1] + vec[2] * vec[2];
-  double b = vec[0] * dif[0] + vec[1] * dif[1] + vec[2] * dif[2];
-  double c = dif[0] * dif[0] + dif[1] * dif[1] + dif[2] * dif[2] - r2;
-  double xx[2];
-  return rayQuad(a, b, c, xx);
-}
-
-static double rayCapsule(const double pos[3], const double mat[9], const double size[3],
-                         const double pnt[3], const double vec[3]) {
-  double ssz = size[0] + size[1];
-  if (raySphere(pos, ssz * ssz, pnt, vec) < 0) return -1;
-  double lpnt[3], lvec[3], xx[2], x = -1;
-  rayMap(pos, mat, pnt, vec, lpnt, lvec);
-  double a = lvec[0] * lvec[0] + lvec[1] * lvec[1];
-  double b = lvec[0] * lpnt[0] + lvec[1] * lpnt[1];
-  double c = lpnt[0] * lpnt[0] + lpnt[1] * lpnt[1] - size[0] * size[0];
-  double sol = rayQuad(a, b, c, xx);
-  if (sol >= 0 && fabs(lpnt[2] + sol * lvec[2]) <= size[1]) x = sol;
-  // the two caps: top (side 1), then bottom (side -1), the matching half sphere only
-  double ldif[3] = {lpnt[0], lpnt[1], lpnt[2] - size[1]};
-  a = lvec[0] * lvec[0] + lvec[1] * lvec[1] + lvec[2] * lvec[2];
-  for (int side = 1; side >= -1; side -= 2) {
-    if (side < 0) ldif[2] = lpnt[2] + size[1];
-    b = lvec[0] * ldif[0] + lvec[1] * ldif[1] + lvec[2] * ldif[2];
-    c = ldif[0] * ldif[0] + ldif[1] * ldif[1] + ldif[2] * ldif[2] - size[0] * size[0];
-    rayQuad(a, b, c, xx);
-    for (int i = 0; i < 2; i++) {
-      double z = lpnt[2] + xx[i] * lvec[2];
-      int half = side > 0 ? z >= size[1] : z <= -size[1];
-      if (xx[i] >= 0 && half && (x < 0 || xx[i] < x)) x = xx[i];
-    }
-  }
-  return x;
-}
-
-static double rayEllipsoid(const double pos[3], const double mat[9], const double size[3],
-                           const double pnt[3], const double vec[3]) {
-  double lpnt[3], lvec[3], xx[2];
-  rayMap(pos, mat, pnt, vec, lpnt, lvec);
-  double s[3] = {1 / (size[0] * size[0]), 1 / (size[1] * size[1]), 1 / (size[2] * size[2])};
-  double a = s[0] * lvec[0] * lvec[0] + s[1] * lvec[1] * lvec[1] + s[2] * lvec[2] * lvec[2];
-  double b = s[0] * lvec[0] * lpnt[0] + s[1] * lvec[1] * lpnt[1] + s[2] * lvec[2] * lpnt[2];
-  double c = s[0] * lpnt[0] * lpnt[0] + s[1] * lpnt[1] * lpnt[1] + s[2] * lpnt[2] * lpnt[2] - 1;
-  return rayQuad(a, b, c, xx);
-}
-
-static double rayCylinder(const double pos[3], const double mat[9], const double size[3],
-                          const double pnt[3], const double vec[3]) {
-  double ssz = size[0] * size[0] + size[1] * size[1];
-  if (raySphere(pos, ssz, pnt, vec) < 0) return -1;
-  double lpnt[3], lvec[3], xx[2], x = -1, sol;
-  rayMap(pos, mat, pnt, vec, lpnt, lvec);
-  if (fabs(lvec[2]) > MINVAL) {
-    for (int side = -1; side <= 1; side += 2) {
-      sol = (side * size[1] - lpnt[2]) / lvec[2];
-      if (sol >= 0) {
-        double p0 = lpnt[0] + sol * lvec[0];
-        double p1 = lpnt[1] + sol * lvec[1];
-        if (p0 * p0 + p1 * p1 <= size[0] * size[0] && (x < 0 || sol < x)) x = sol;
-      }
-    }
-  }
-  double a = lvec[0] * lvec[0] + lvec[1] * lvec[1];
-  double b = lvec[0] * lpnt[0] + lvec[1] * lpnt[1];
-  double c = lpnt[0] * lpnt[0] + lpnt[1] * lpnt[1] - size[0] * size[0];
-  sol = rayQuad(a, b, c, xx);
-  if (sol >= 0 && fabs(lpnt[2] + sol * lvec[2]) <= size[1] && (x < 0 || sol < x)) x = sol;
-  return x;
-}
-
-static double rayBox(const double pos[3], const double mat[9], const double size[3],
-                     const double pnt[3], const double vec[3]) {
-  static const int iface[3][2] = {{1, 2}, {0, 2}, {0, 1}};
-  double ssz = size[0] * size[0] + size[1] * size[1] + size[2] * size[2];
-  if (raySphere(pos, ssz, pnt, vec) < 0) return -1;
-  double lpnt[3], lvec[3], x = -1;
-  rayMap(pos, mat, pnt, vec, lpnt, lvec);
-  for (int i = 0; i < 3; i++) {
-    if (fabs(lvec[i]) <= MINVAL) continue;
-    for (int side = -1; side <= 1; side += 2) {
-      double sol = (side * size[i] - lpnt[i]) / lvec[i];
-      if (sol < 0) continue;
-      double p0 = lpnt[iface[i][0]] + sol * lvec[iface[i][0]];
-      double p1 = lpnt[iface[i][1]] + sol * lvec[iface[i][1]];
-      if (fabs(p0) <= size[iface[i][0]] && fabs(p1) <= size[iface[i][1]] && (x < 0 || sol < x)) {
-        x = sol;
-      }
-    }
-  }
-  return x;
-}
-
-static double raySite(const pxModel* m, const pxData* d, int s, const double pnt[3],
-                      const double vec[3]) {
-  const double* pos = d->site_xpos + 3 * s;
-  const double* mat = d->site_xmat + 9 * s;
-  const double* size = m->site_size + 3 * s;
-  switch (m->site_type[s]) {
-    case PX_GEOM_SPHERE:
-      return raySphere(pos, size[0] * size[0], pnt, vec);
-    case PX_GEOM_CAPSULE:
-      return rayCapsule(pos, mat, size, pnt, vec);
-    case PX_GEOM_ELLIPSOID:
-      return rayEllipsoid(pos, mat, size, pnt, vec);
-    case PX_GEOM_CYLINDER:
-      return rayCylinder(pos, mat, size, pnt, vec);
-    case PX_GEOM_BOX:
-      return rayBox(pos, mat, size, pnt, vec);
-    default:
-      return -1;
-  }
-}
-
-#define PXK_SN_RAYGEOM(s, pnt, vec) raySite(m, d, s, pnt, vec)
+// the sensors read from their history buffers compute nothing in a pass (readsHistory), and a
+// pass records the lazy quantities it computed in d->lazy (MuJoCo's flags, read by the history
+// update): the hooks of pxk_sensorNeeds and pxk_sensors
+static int readsHistory(const pxModel* m, const pxData* d, int i);
+static void markLazy(pxData* d, int what);
+#define PXK_SN_SKIP(i) (m->nhistory > 0 && readsHistory(m, d, i))
+#define PXK_SN_MARK(what) markLazy(d, what)
 // the acceleration stage's mj_rnePostConstraint with the forces of the constraint rows
 #define PXK_SN_RNEPOST_RUN() px_rnePostConstraintRun(m, d)
 
@@ -217,29 +75,11 @@ int px_sensorFromHistory(const pxModel* m, pxData* d, int i) {
   return 1;
 }
 
-// pxk_sensorNeeds over the sensors computed in this pass (MuJoCo computes the lazy quantities
-// from the sensors it computes, not from those it reads from their history)
-static int needsComputed(const pxModel* m, pxData* d, int what) {
-  if (m->nhistory == 0) return pxk_sensorNeeds(m, d, what);
-  if (m->opt.disableflags & PX_DSBL_SENSOR) return 0;
-  for (int i = 0; i < m->nsensor; i++) {
-    int t = m->sensor_type[i];
-    int st = m->sensor_needstage[i];
-    if (readsHistory(m, d, i)) continue;
-    if (what == PXK_SN_ENERGYPOS && t == PX_SENS_E_POTENTIAL) return 1;
-    if (what == PXK_SN_ENERGYVEL && t == PX_SENS_E_KINETIC) return 1;
-    if (what == PXK_SN_SUBTREEVEL && (t == PX_SENS_SUBTREELINVEL || t == PX_SENS_SUBTREEANGMOM ||
-                                      (t == PX_SENS_USER && st == PX_STAGE_VEL))) {
-      return 1;
-    }
-    if (what == PXK_SN_RNEPOST &&
-        (t == PX_SENS_ACCELEROMETER || t == PX_SENS_FORCE || t == PX_SENS_TORQUE ||
-         t == PX_SENS_FRAMELINACC || t == PX_SENS_FRAMEANGACC ||
-         (t == PX_SENS_USER && st == PX_STAGE_ACC))) {
-      return 1;
-    }
-  }
-  return 0;
+static void markLazy(pxData* d, int what) {
+  d->lazy |= what == PXK_SN_ENERGYPOS    ? PX_LAZY_ENERGYPOS
+             : what == PXK_SN_SUBTREEVEL ? PX_LAZY_SUBTREEVEL
+             : what == PXK_SN_RNEPOST    ? PX_LAZY_RNEPOST
+                                         : PX_LAZY_ENERGYVEL;
 }
 
 // mj_computeSensor of sensor i into dst (dim numbers) at the current state: the quantities it
@@ -356,48 +196,5 @@ pxtStatus px_sensorCheckGPU(const pxModel* m, pxStatus* st) {
 }
 
 void px_sensors(const pxModel* m, pxData* d, double ke_in) {
-  if (m->nsensor == 0 || (m->opt.disableflags & PX_DSBL_SENSOR)) return;
-  int energy = (m->opt.enableflags & PX_ENBL_ENERGY) != 0;
-  int pot = needsComputed(m, d, PXK_SN_ENERGYPOS);
-  int kin = needsComputed(m, d, PXK_SN_ENERGYVEL);
-  if (pot) d->lazy |= PX_LAZY_ENERGYPOS;
-
-  // position stage. mj_forward clears its potential-energy flag before, so an e_potential
-  // sensor computes mj_energyPos (the same value the energy flag computes); an e_kinetic sensor
-  // reads energy[1] as it is when the kinetic-energy flag is set, that is with the energy flag,
-  // set by the previous forward pass (ke_in, energy[1] on entry); otherwise it computes it
-  double ke = d->energy[1];  // with the energy flag: this pass's kinetic energy
-  if (pot && !energy) pxk_energyPos(m, d);
-  if (kin) {
-    if (energy) {
-      d->energy[1] = ke_in;
-    } else {
-      pxk_energyVel(m, d);
-    }
-  }
-  pxk_sensorPos(m, d, d->time);
-  // what mj_forward leaves in energy[1]: with the energy flag, mj_energyVel's; without it, zero
-  // unless an e_potential sensor kept mj_forward from clearing it (then the e_kinetic sensor's
-  // value or the value on entry)
-  if (energy) {
-    d->energy[1] = ke;
-  } else if (pot) {
-    if (!kin) d->energy[1] = ke_in;
-  } else {
-    d->energy[1] = 0;
-  }
-
-  // velocity stage
-  if (needsComputed(m, d, PXK_SN_SUBTREEVEL)) {
-    pxk_subtreeVel(m, d);
-    d->lazy |= PX_LAZY_SUBTREEVEL;
-  }
-  pxk_sensorVel(m, d);
-
-  // acceleration stage
-  if (needsComputed(m, d, PXK_SN_RNEPOST)) {
-    px_rnePostConstraintRun(m, d);
-    d->lazy |= PX_LAZY_RNEPOST;
-  }
-  pxk_sensorAcc(m, d);
+  pxk_sensors(m, d, d->time, ke_in);
 }

@@ -70,10 +70,18 @@ PX_FN int pxk_sensorSupported(PX_MDC int i) {
   return 1;
 }
 
+// PXK_SN_SKIP(i): 1 when sensor i computes nothing in this pass (the CPU's history buffers: a
+// reading taken from the buffer), so it asks for no lazy quantity; PXK_SN_MARK(what): the
+// executor's record that this pass computed `what` (the CPU's MuJoCo-style lazy flags, which the
+// history update reads). The GPU defines neither.
+
 // 1 if some sensor makes MuJoCo compute `what` (PXK_SN_*) in its stage (sensors enabled)
 PX_FN int pxk_sensorNeeds(PX_MDC int what) {
   if ((MOPT(disableflags) & PX_DSBL_SENSOR) != 0) return 0;
   for (int i = 0; i < MS(nsensor); i++) {
+#ifdef PXK_SN_SKIP
+    if (PXK_SN_SKIP(i) != 0) continue;
+#endif
     int t = M(sensor_type, i);
     int st = M(sensor_needstage, i);
     if (what == PXK_SN_ENERGYPOS && t == PX_SENS_E_POTENTIAL) return 1;
@@ -553,7 +561,8 @@ PX_FN PX_REAL pxk_snContactNormalForce(PX_MDC int j) {
   return n;
 }
 
-#ifdef PXK_SN_RAYGEOM
+// the touch sensor at site s: the normal forces of the active contacts of the site's body whose
+// normal ray from the contact point meets the site's volume (mju_rayGeom on the site's shape)
 PX_FN PX_REAL pxk_snTouch(PX_MDC int s) {
   int body = M(site_bodyid, s);
   PXR sum = PX_R(0.0);
@@ -572,11 +581,17 @@ PX_FN PX_REAL pxk_snTouch(PX_MDC int s) {
     }
     PXR pnt[3];
     for (int k = 0; k < 3; k++) pnt[k] = PXK_CON(j).pos[k];
-    if (PXK_SN_RAYGEOM(s, pnt, ray) >= PX_R(0.0)) sum += f0;
+    PXR pos[3];
+    PXR mat[9];
+    PXR size[3];
+    PXR nrm[3];
+    PXK_GET(3, pos, D, site_xpos, 3 * s);
+    PXK_GET(9, mat, D, site_xmat, 9 * s);
+    PXK_GET(3, size, M, site_size, 3 * s);
+    if (pxk_rayGeom(pos, mat, size, pnt, ray, M(site_type, s), nrm) >= PX_R(0.0)) sum += f0;
   }
   return sum;
 }
-#endif
 #endif
 
 // the reading of acceleration-stage sensor i (not user) into sensordata
@@ -637,12 +652,9 @@ PX_FN void pxk_snAcc(PX_MDC int i) {
     D(sensordata, oa) = j >= 0 ? PXK_E(efc_force, j) : PX_R(0.0);
   } else if (type == PX_SENS_CONTACT) {
     pxk_snContact(PX_MDARGC i, oa);
-  }
-#ifdef PXK_SN_RAYGEOM
-  else if (type == PX_SENS_TOUCH) {
+  } else if (type == PX_SENS_TOUCH) {
     D(sensordata, oa) = pxk_snTouch(PX_MDARGC objid);
   }
-#endif
 #endif
 }
 
@@ -678,6 +690,9 @@ PX_FN void pxk_sensors(PX_MDC PX_REAL time, PX_REAL ke_in) {
   int energy = (MOPT(enableflags) & PX_ENBL_ENERGY) != 0 ? 1 : 0;
   int pot = pxk_sensorNeeds(PX_MDARGC PXK_SN_ENERGYPOS);
   int kin = pxk_sensorNeeds(PX_MDARGC PXK_SN_ENERGYVEL);
+#ifdef PXK_SN_MARK
+  if (pot == 1) PXK_SN_MARK(PXK_SN_ENERGYPOS);
+#endif
 
   // position stage: mj_forward clears its potential-energy flag before it, so an e_potential
   // sensor computes mj_energyPos (the value the energy flag computes); an e_kinetic sensor
@@ -705,12 +720,22 @@ PX_FN void pxk_sensors(PX_MDC PX_REAL time, PX_REAL ke_in) {
   }
 
   // velocity stage
-  if (pxk_sensorNeeds(PX_MDARGC PXK_SN_SUBTREEVEL) == 1) pxk_subtreeVel(PX_MDARG);
+  if (pxk_sensorNeeds(PX_MDARGC PXK_SN_SUBTREEVEL) == 1) {
+    pxk_subtreeVel(PX_MDARG);
+#ifdef PXK_SN_MARK
+    PXK_SN_MARK(PXK_SN_SUBTREEVEL);
+#endif
+  }
   PX_SYNC();
   pxk_sensorVel(PX_MDARG);
 
   // acceleration stage
-  if (pxk_sensorNeeds(PX_MDARGC PXK_SN_RNEPOST) == 1) PXK_SN_RNEPOST_RUN();
+  if (pxk_sensorNeeds(PX_MDARGC PXK_SN_RNEPOST) == 1) {
+    PXK_SN_RNEPOST_RUN();
+#ifdef PXK_SN_MARK
+    PXK_SN_MARK(PXK_SN_RNEPOST);
+#endif
+  }
   PX_SYNC();
   pxk_sensorAcc(PX_MDARG);
 }

@@ -92,8 +92,9 @@ def load(path):
 
 
 def copy_state(dr, do):
+    """MuJoCo's full integration state (mjSTATE_INTEGRATION), the history buffers included"""
     for f in ("qpos", "qvel", "act", "ctrl", "qacc_warmstart", "mocap_pos", "mocap_quat",
-              "qfrc_applied", "xfrc_applied", "eq_active"):
+              "qfrc_applied", "xfrc_applied", "eq_active", "history"):
         getattr(do, f)[:] = getattr(dr, f)
     do.time = dr.time
 
