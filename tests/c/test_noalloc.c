@@ -19,41 +19,7 @@
 
 #include "harness.h"
 
-//---------------------------------- counting wrappers ---------------------------------------------
-
-void* __real_malloc(size_t n);
-void* __real_calloc(size_t n, size_t size);
-void* __real_realloc(void* p, size_t n);
-void __real_free(void* p);
-void* __real_aligned_alloc(size_t align, size_t n);
-int __real_posix_memalign(void** p, size_t align, size_t n);
-
-static long nheap = 0;  // heap calls (allocations, reallocations and frees) so far
-
-void* __wrap_malloc(size_t n) {
-  nheap++;
-  return __real_malloc(n);
-}
-void* __wrap_calloc(size_t n, size_t size) {
-  nheap++;
-  return __real_calloc(n, size);
-}
-void* __wrap_realloc(void* p, size_t n) {
-  nheap++;
-  return __real_realloc(p, n);
-}
-void __wrap_free(void* p) {
-  nheap++;
-  __real_free(p);
-}
-void* __wrap_aligned_alloc(size_t align, size_t n) {
-  nheap++;
-  return __real_aligned_alloc(align, n);
-}
-int __wrap_posix_memalign(void** p, size_t align, size_t n) {
-  nheap++;
-  return __real_posix_memalign(p, align, n);
-}
+#include "heapcount.h"  // the counting wrappers
 
 //---------------------------------- model ---------------------------------------------------------
 

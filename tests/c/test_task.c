@@ -3,7 +3,8 @@
 // pxb_taskObserve) allocate nothing, for every task, with 0 and 2 pool threads; their results do
 // not depend on the number of threads; pxb_taskCheck refuses models too small for a task. Built
 // under ASan+UBSan, so every task function also runs memory-checked on a small generic model. The
-// library's heap calls go through counting wrappers (mk/task.mk links with -Wl,--wrap=...).
+// library's heap calls go through the counting wrappers of heapcount.h (mk/noalloc.mk links with
+// -Wl,--wrap=...).
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,39 +16,7 @@
 #include "px/pxtask.h"
 #include "tasks/tasks.h"
 
-void* __real_malloc(size_t n);
-void* __real_calloc(size_t n, size_t size);
-void* __real_realloc(void* p, size_t n);
-void __real_free(void* p);
-void* __real_aligned_alloc(size_t align, size_t n);
-int __real_posix_memalign(void** p, size_t align, size_t n);
-
-static long nheap = 0;  // the library's heap calls so far
-
-void* __wrap_malloc(size_t n) {
-  nheap++;
-  return __real_malloc(n);
-}
-void* __wrap_calloc(size_t n, size_t size) {
-  nheap++;
-  return __real_calloc(n, size);
-}
-void* __wrap_realloc(void* p, size_t n) {
-  nheap++;
-  return __real_realloc(p, n);
-}
-void __wrap_free(void* p) {
-  nheap++;
-  __real_free(p);
-}
-void* __wrap_aligned_alloc(size_t align, size_t n) {
-  nheap++;
-  return __real_aligned_alloc(align, n);
-}
-int __wrap_posix_memalign(void** p, size_t align, size_t n) {
-  nheap++;
-  return __real_posix_memalign(p, align, n);
-}
+#include "heapcount.h"
 
 // a floor, a free body with a hinged and a slid child, actuators and a site: large enough for
 // every task's fixed indices (nq 9, nv 8)
