@@ -97,7 +97,7 @@ long px_colScratchReals(const pxModel* m) {
 
 long px_colScratchInts(const pxModel* m, int nbpmax) {
   long g = maxBodyGeoms(m);
-  return 9L * m->nbody + nbpmax + 1 + 6L * m->ngeom + 17L * g + g * g;
+  return pxk_fastFB(m->nbody, m->ngeom, nbpmax, g) + pxk_fastInts(m->nbody, nbpmax);
 }
 
 static const char* geomTypeName(int t) {

@@ -493,6 +493,240 @@ PX_FN int pxk_colIsPair(PX_MDC int g1, int g2, int startadr, int pairadr) {
 // the broad phase and the midphase's leaf test (mj_broadphase, mj_collideTree)
 #include "kern/collide_broad.h"
 
+#ifdef PX_KERN_C
+//---------------------------------- C-only fast paths ---------------------------------------------
+//
+// The CPU executor skips work that cannot change the contacts; the GPU runs the plain walk above.
+//
+// Pre-test. Every contact comes from pxk_colPair on a dynamic geom pair that passed the bitmask
+// test and pxk_colSphereOff, or from an explicit <pair>. A body pair none of whose geom pairs
+// passes these two tests therefore yields no contact, whatever the broad phase or the midphase
+// decide about it; dropping it from the walk changes nothing (the <pair>s keep their place:
+// they are merged in ahead of the first later body pair, or at the end).
+//
+// Small models (at most PXK_FAST_PAIRS body pairs pass the static filters). The body pairs that
+// pass the static filters (bodies able to collide, pxk_colBodyPairOff, <exclude>) are listed
+// once per world, ascending by signature, each marked as a pair with an always-colliding body or
+// as a sweep pair. Per call only the pairs that pass the pre-test are looked at: an
+// always-colliding pair is kept, a sweep pair is kept when MuJoCo's sweep and prune would find
+// it. That decision is made pair by pair, exactly: the sweep meets bodies a and b when the first
+// of their entry keys lies before the other's exit key in the order of MuJoCo's stable sort
+// (float32 key, then position in the key list: entry 2i, exit 2i + 1 for sweep index i; a body
+// whose exit key sorts before its entry key stays active to the end), and keeps them when their
+// bounds along the other two rows of the frame overlap. The frame and the bounds (pxk_eig3,
+// pxk_bpAAMM) are computed only when a sweep pair is looked at, with the same operations. A
+// stable sort is unique only without NaN keys: when a sweep decision is needed and a geom pose
+// or size is not finite or beyond 1e100 (bounds could overflow to NaN), the call falls back to
+// the full sweep (pxk_broadphase).
+//
+// Cache (ints after the midphase's scratch, from pxk_fastFB, only for small models):
+//   +0 1 once built, +1 disableflags it was built for (filterparent), +2 its number of pairs L,
+//   [+3, +3 + nbody) sweep index of each body (-1: not in the sweep),
+//   then L signatures, then L kinds (1: with an always-colliding body, 0: sweep pair).
+// Per call: reals [0, 6 nbody) the bounds of a body (column-major by body), [6n, 8n) its float32
+// entry and exit keys, ints [n, 2n) 1 once its bounds are computed.
+#define PXK_FAST_PAIRS 1024
+#define PXK_PRETEST_MAX 64  // body pairs with more geom pairs skip the pre-test (kept)
+
+static inline long pxk_fastFB(long nbody, long ngeom, long nbpmax, long nmax) {
+  return 9 * nbody + nbpmax + 1 + 6 * ngeom + 17 * nmax + nmax * nmax;
+}
+
+// ints the cache needs (0 for models above PXK_FAST_PAIRS)
+static inline long pxk_fastInts(long nbody, long nbpmax) {
+  return nbpmax <= PXK_FAST_PAIRS ? 3 + nbody + 2 * nbpmax : 0;
+}
+
+// 0 when no geom pair of bodies b1 and b2 passes the bitmask and bounding-sphere tests of
+// pxk_colPair (dynamic pairs: margins and gaps of the geoms); 1 otherwise or when the bodies
+// hold more than PXK_PRETEST_MAX geom pairs
+static inline int pxk_fastMayTouch(const pxModel* m, pxData* d, int b1, int b2) {
+  int a1 = m->body_geomadr[b1];
+  int n1 = m->body_geomnum[b1];
+  int a2 = m->body_geomadr[b2];
+  int n2 = m->body_geomnum[b2];
+  if (n1 * n2 > PXK_PRETEST_MAX) return 1;
+  for (int g1 = a1; g1 < a1 + n1; g1++) {
+    for (int g2 = a2; g2 < a2 + n2; g2++) {
+      if (pxk_colBitmaskOff(m->geom_contype[g1], m->geom_conaffinity[g1], m->geom_contype[g2],
+                            m->geom_conaffinity[g2])) {
+        continue;
+      }
+      int a = g1, b = g2;
+      if (m->geom_type[g1] > m->geom_type[g2]) {
+        a = g2;
+        b = g1;
+      }
+      double margin = pxk_colMargin(m, d, a, b, -1);
+      double gap = pxk_colGap(m, d, a, b, -1);
+      double bound = margin + gap;
+      if (!pxk_colSphereOff(m, d, a, b, bound)) return 1;
+    }
+  }
+  return 0;
+}
+
+// the cache of the static body-pair list, (re)built when absent or built for other flags
+static inline void pxk_fastBuild(const pxModel* m, pxData* d, int* c) {
+  int n = m->nbody;
+  int* sapidx = c + 3;
+  int* sig = c + 3 + n;
+  int* kind = c + 3 + n + d->nbpmax;
+  int ns = 0;
+  for (int b = 0; b < n; b++) {
+    sapidx[b] = (b >= 1 && pxk_bpCanCollide(m, d, b)) ? ns++ : -1;
+  }
+  int L = 0;
+  for (int b1 = 0; b1 < n; b1++) {
+    if (!pxk_bpCanCollide(m, d, b1)) continue;
+    int al1 = pxk_bpAlways(m, d, b1);
+    for (int b2 = b1 + 1; b2 < n; b2++) {
+      if (!pxk_bpCanCollide(m, d, b2)) continue;
+      int al = al1 || pxk_bpAlways(m, d, b2);
+      if (!al && b1 == 0) continue;  // the world without geoms pairs with nothing
+      if (pxk_colBodyPairOff(m, d, b1, b2)) continue;
+      int s = b1 * 65536 + b2;
+      if (pxk_colExcluded(m, d, s)) continue;
+      if (L >= d->nbpmax) continue;  // cannot happen: nbpmax counts these pairs
+      sig[L] = s;
+      kind[L] = al;
+      L++;
+    }
+  }
+  c[2] = L;
+  c[1] = m->opt.disableflags;
+  c[0] = 1;
+}
+
+// the frame of the sweep (mean and covariance of the non-world geom centres, pxk_eig3), as
+// pxk_broadphase computes it; 0 when a pose or a size could make a bound NaN (then the sweep's
+// order is not the stable sort's and the caller runs the full sweep)
+static inline int pxk_fastFrame(const pxModel* m, pxData* d, double frame[9]) {
+  const double lim = 1e100;
+  if ((m->opt.enableflags & PX_ENBL_OVERRIDE) && !(fabs(m->opt.o_margin) < lim)) return 0;
+  int cnt = 0;
+  double cen[3] = {0, 0, 0};
+  for (int g = 0; g < m->ngeom; g++) {
+    if (m->geom_bodyid[g] == 0) continue;
+    const double* xp = d->geom_xpos + 3 * g;
+    const double* xm = d->geom_xmat + 9 * g;
+    const double* ab = m->geom_aabb + 6 * g;
+    int ok = fabs(m->geom_rbound[g]) < lim && fabs(m->geom_margin[g]) < lim &&
+             fabs(m->geom_gap[g]) < lim;
+    for (int k = 0; k < 3; k++) ok = ok && fabs(xp[k]) < lim;
+    for (int k = 0; k < 9; k++) ok = ok && fabs(xm[k]) < lim;
+    for (int k = 0; k < 6; k++) ok = ok && fabs(ab[k]) < lim;
+    if (!ok) return 0;
+    for (int k = 0; k < 3; k++) cen[k] = cen[k] + xp[k];
+    cnt = cnt + 1;
+  }
+  if (cnt == 0) return 0;
+  double inv = 1.0 / (double)cnt;
+  for (int k = 0; k < 3; k++) cen[k] = cen[k] * inv;
+  double cov[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+  for (int g = 0; g < m->ngeom; g++) {
+    if (m->geom_bodyid[g] == 0) continue;
+    double d0 = d->geom_xpos[3 * g] - cen[0];
+    double d1 = d->geom_xpos[3 * g + 1] - cen[1];
+    double d2 = d->geom_xpos[3 * g + 2] - cen[2];
+    double c00 = d0 * d0;
+    double c01 = d0 * d1;
+    double c02 = d0 * d2;
+    double c11 = d1 * d1;
+    double c12 = d1 * d2;
+    double c22 = d2 * d2;
+    cov[0] = cov[0] + c00;
+    cov[1] = cov[1] + c01;
+    cov[2] = cov[2] + c02;
+    cov[3] = cov[3] + c01;
+    cov[4] = cov[4] + c11;
+    cov[5] = cov[5] + c12;
+    cov[6] = cov[6] + c02;
+    cov[7] = cov[7] + c12;
+    cov[8] = cov[8] + c22;
+  }
+  for (int k = 0; k < 9; k++) cov[k] = cov[k] * inv;
+  double eigval[3];
+  double quat[4];
+  pxk_eig3(eigval, frame, quat, cov);
+  return 1;
+}
+
+// the bounds of body b (once per call) and its float32 keys
+static inline void pxk_fastBounds(const pxModel* m, pxData* d, int b, const double frame[9]) {
+  int n = m->nbody;
+  if (d->colscr_i[n + b]) return;
+  double aamm[6];
+  pxk_bpAAMM(m, d, b, frame, aamm);
+  for (int k = 0; k < 6; k++) d->colscr_r[k * n + b] = aamm[k];
+  d->colscr_r[6 * n + 2 * b] = pxk_roundF32(aamm[0]);
+  d->colscr_r[6 * n + 2 * b + 1] = pxk_roundF32(aamm[3]);
+  d->colscr_i[n + b] = 1;
+}
+
+// key (v, position p) before key (w, position q) in MuJoCo's stable sort of non-NaN keys
+static inline int pxk_fastBefore(double v, int p, double w, int q) {
+  return v < w || (v == w && p < q);
+}
+
+// 1 when MuJoCo's sweep and prune finds bodies b1 and b2 (bounds computed, keys not NaN)
+static inline int pxk_fastSweepMeets(const pxModel* m, pxData* d, int b1, int b2, int i1, int i2) {
+  int n = m->nbody;
+  const double* r = d->colscr_r;
+  double lo1 = r[6 * n + 2 * b1], hi1 = r[6 * n + 2 * b1 + 1];
+  double lo2 = r[6 * n + 2 * b2], hi2 = r[6 * n + 2 * b2 + 1];
+  int tested;
+  if (pxk_fastBefore(lo1, 2 * i1, lo2, 2 * i2)) {
+    tested = pxk_fastBefore(lo2, 2 * i2, hi1, 2 * i1 + 1) ||
+             !pxk_fastBefore(lo1, 2 * i1, hi1, 2 * i1 + 1);
+  } else {
+    tested = pxk_fastBefore(lo1, 2 * i1, hi2, 2 * i2 + 1) ||
+             !pxk_fastBefore(lo2, 2 * i2, hi2, 2 * i2 + 1);
+  }
+  if (!tested) return 0;
+  if (r[n + b1] > r[4 * n + b2] || r[n + b2] > r[4 * n + b1] || r[2 * n + b1] > r[5 * n + b2] ||
+      r[2 * n + b2] > r[5 * n + b1]) {
+    return 0;
+  }
+  return 1;
+}
+
+// the body pairs of small models that may yield contacts, in MuJoCo's order, at int scratch
+// offset 8 * nbody (as pxk_broadphase leaves them, less pairs without contacts); -1: run the
+// full sweep instead
+static inline int pxk_fastBroadphase(const pxModel* m, pxData* d, int nmax) {
+  int n = m->nbody;
+  int* c = d->colscr_i + pxk_fastFB(n, m->ngeom, d->nbpmax, nmax);
+  if (c[0] != 1 || c[1] != m->opt.disableflags) pxk_fastBuild(m, d, c);
+  int L = c[2];
+  const int* sapidx = c + 3;
+  const int* sig = c + 3 + n;
+  const int* kind = c + 3 + n + d->nbpmax;
+  int* out = d->colscr_i + 8 * n;
+  int npair = 0;
+  int haveframe = 0;
+  double frame[9];
+  for (int i = 0; i < L; i++) {
+    int s = sig[i];
+    int b1 = s >> 16;
+    int b2 = s & 0xFFFF;
+    if (!pxk_fastMayTouch(m, d, b1, b2)) continue;
+    if (!kind[i]) {
+      if (!haveframe) {
+        if (!pxk_fastFrame(m, d, frame)) return -1;
+        for (int b = 0; b < n; b++) d->colscr_i[n + b] = 0;
+        haveframe = 1;
+      }
+      pxk_fastBounds(m, d, b1, frame);
+      pxk_fastBounds(m, d, b2, frame);
+      if (!pxk_fastSweepMeets(m, d, b1, b2, sapidx[b1], sapidx[b2])) continue;
+    }
+    out[npair++] = s;
+  }
+  return npair;
+}
+#endif  // PX_KERN_C
+
 // all contacts of this world, in MuJoCo's order (mj_collision): the body pairs of the broad phase
 // ascending by signature, the explicit pairs merged in, each body pair's geom pairs as MuJoCo
 // visits them (one pair for two single-geom bodies; else the midphase, its contacts sorted by
@@ -504,9 +738,18 @@ PX_FN void pxk_collision(PX_MD) {
   int npair = MS(npair);
   int pairadr = 0;
   int midphase = (dsbl & PX_DSBL_MIDPHASE) == 0 ? 1 : 0;
+#ifdef PX_KERN_C
+  int nmax = 0;  // the most geoms on one body (the midphase's trees)
+  for (int b = 0; b < MS(nbody); b++) nmax = M(body_geomnum, b) > nmax ? M(body_geomnum, b) : nmax;
+  int nbp = -1;
+  if (PXK_NBPMAX <= PXK_FAST_PAIRS) nbp = pxk_fastBroadphase(m, d, nmax);
+  int pretest = nbp < 0 ? 1 : 0;  // the fast list is pre-tested already
+  if (nbp < 0) nbp = pxk_broadphase(PX_MDARG);
+#else
   int nbp = pxk_broadphase(PX_MDARG);
   int nmax = 0;  // the most geoms on one body (the midphase's trees)
   for (int b = 0; b < MS(nbody); b++) nmax = M(body_geomnum, b) > nmax ? M(body_geomnum, b) : nmax;
+#endif
   int last = -1;
   for (int i = 0; i < nbp; i++) {
     int sig = PXK_SCR_I(8 * MS(nbody) + i);
@@ -523,6 +766,9 @@ PX_FN void pxk_collision(PX_MD) {
       pairadr = pairadr + 1;
     }
     if (pxk_colExcluded(PX_MDARGC sig) == 1) continue;
+#ifdef PX_KERN_C
+    if (pretest == 1 && pxk_fastMayTouch(m, d, b1, b2) == 0) continue;
+#endif
     int n1 = M(body_geomnum, b1);
     int n2 = M(body_geomnum, b2);
     int a1 = M(body_geomadr, b1);
