@@ -388,6 +388,97 @@ PX_FN void pxk_bpHeapSort(PX_MDC int off, int n) {
   }
 }
 
+#ifdef PX_KERN_C
+// C-only sorts with the results of the two above (the GPU runs those).
+//
+// Without NaN keys MuJoCo's sort is a stable sort by value (its comparator is then a strict weak
+// order, -0 and +0 tie), whose result is unique: an LSD radix sort of the float32 keys (mapped to
+// ordered 32-bit integers, -0 as +0) over 8-bit digits gives it in O(n). Packed (key << 32 | id)
+// in the real scratch [6 nbody, 10 nbody) through memcpy. Returns 0, having changed nothing, when
+// a key is NaN (the caller then runs pxk_sapSort).
+static inline int pxk_fastSapSort(const pxModel* m, pxData* d, int n) {
+  int nb = m->nbody;
+  double* rv = d->colscr_r + 6 * nb;
+  double* rb = d->colscr_r + 8 * nb;
+  int* iv = d->colscr_i + nb;
+  for (int i = 0; i < n; i++) {
+    if (rv[i] != rv[i]) return 0;
+  }
+  unsigned cnt[4][256];
+  memset(cnt, 0, sizeof(cnt));
+  for (int i = 0; i < n; i++) {
+    float f = (float)rv[i];
+    uint32_t u;
+    memcpy(&u, &f, sizeof(u));
+    if (f == 0) u = 0;
+    u = (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+    uint64_t w = ((uint64_t)u << 32) | (uint32_t)iv[i];
+    memcpy(rv + i, &w, sizeof(w));
+    for (int k = 0; k < 4; k++) cnt[k][(u >> (8 * k)) & 0xFFu]++;
+  }
+  double* src = rv;
+  double* dst = rb;
+  for (int k = 0; k < 4; k++) {
+    if (cnt[k][(unsigned)(0)] == (unsigned)n) continue;  // a digit all keys share moves nothing
+    int same = 0;
+    for (int j = 0; j < 256; j++) same = same || cnt[k][j] == (unsigned)n;
+    if (same) continue;
+    unsigned pos[256];
+    unsigned acc = 0;
+    for (int j = 0; j < 256; j++) {
+      pos[j] = acc;
+      acc += cnt[k][j];
+    }
+    for (int i = 0; i < n; i++) {
+      uint64_t w;
+      memcpy(&w, src + i, sizeof(w));
+      unsigned dig = (unsigned)(w >> (32 + 8 * k)) & 0xFFu;
+      memcpy(dst + pos[dig]++, &w, sizeof(w));
+    }
+    double* t = src;
+    src = dst;
+    dst = t;
+  }
+  for (int i = 0; i < n; i++) {
+    uint64_t w;
+    memcpy(&w, src + i, sizeof(w));
+    uint32_t u = (uint32_t)(w >> 32);
+    iv[i] = (int)(uint32_t)w;
+    u = (u & 0x80000000u) ? (u & 0x7FFFFFFFu) : ~u;
+    float f;
+    memcpy(&f, &u, sizeof(f));
+    rv[i] = (double)f;  // the sorted keys, as pxk_sapSort leaves them
+  }
+  return 1;
+}
+
+// the npair distinct signatures at int offset 8 nbody sorted ascending (any sort of distinct
+// keys gives the heap sort's result): counting sort by the first body, insertion sort within
+// it, in the ints [0, 8 nbody) the sweep no longer needs; 0 when they do not fit
+static inline int pxk_fastSigSort(const pxModel* m, pxData* d, int npair) {
+  int nb = m->nbody;
+  int* sig = d->colscr_i + 8 * nb;
+  int* cnt = d->colscr_i;
+  int* out = d->colscr_i + nb + 1;
+  if ((long)npair + nb + 1 > 8L * nb) return 0;
+  for (int b = 0; b <= nb; b++) cnt[b] = 0;
+  for (int i = 0; i < npair; i++) cnt[(sig[i] >> 16) + 1]++;
+  for (int b = 0; b < nb; b++) cnt[b + 1] += cnt[b];
+  for (int i = 0; i < npair; i++) out[cnt[sig[i] >> 16]++] = sig[i];
+  for (int j = 1; j < npair; j++) {
+    int t = out[j];
+    int k = j - 1;
+    while (k >= 0 && out[k] > t) {
+      out[k + 1] = out[k];
+      k--;
+    }
+    out[k + 1] = t;
+  }
+  memcpy(sig, out, (size_t)npair * sizeof(int));
+  return 1;
+}
+#endif  // PX_KERN_C
+
 //---------------------------------- broad phase ---------------------------------------------------
 
 // append body pair (b1, b2) as signature (min << 16) + max to the list of npair; returns npair
@@ -480,7 +571,13 @@ PX_FN int pxk_broadphase(PX_MD) {
         PXK_SCR_I(nbody + 2 * i + 1) = i + 65536;
         PXK_SCR_I(6 * nbody + i) = -1;
       }
+#ifdef PX_KERN_C
+      if (pxk_fastSapSort(m, d, 2 * nc) == 0) {
+        pxk_sapSort(PX_MDARGC 2 * nc, 6 * nbody, nbody, 8 * nbody, 3 * nbody);
+      }
+#else
       pxk_sapSort(PX_MDARGC 2 * nc, 6 * nbody, nbody, 8 * nbody, 3 * nbody);
+#endif
 
       // sweep: a body entering meets every active body whose y and z bounds overlap its own
       int oact = 5 * nbody;
@@ -521,7 +618,11 @@ PX_FN int pxk_broadphase(PX_MD) {
       }
     }
   }
+#ifdef PX_KERN_C
+  if (pxk_fastSigSort(m, d, npair) == 0) pxk_bpHeapSort(PX_MDARGC 8 * nbody, npair);
+#else
   pxk_bpHeapSort(PX_MDARGC 8 * nbody, npair);
+#endif
   return npair;
 }
 
