@@ -766,14 +766,15 @@ PX_FN void pxk_collision(PX_MD) {
       pairadr = pairadr + 1;
     }
     if (pxk_colExcluded(PX_MDARGC sig) == 1) continue;
-#ifdef PX_KERN_C
-    if (pretest == 1 && pxk_fastMayTouch(m, d, b1, b2) == 0) continue;
-#endif
     int n1 = M(body_geomnum, b1);
     int n2 = M(body_geomnum, b2);
     int a1 = M(body_geomadr, b1);
     int a2 = M(body_geomadr, b2);
     int mid = (midphase == 1 && (n1 != 1 || n2 != 1)) ? 1 : 0;
+#ifdef PX_KERN_C
+    // (a pair through the pre-test and then the midphase's walk: the fast list is pre-tested)
+    if (pretest == 1 && mid == 1 && pxk_fastMayTouch(m, d, b1, b2) == 0) continue;
+#endif
     if (mid == 1) pxk_collideTree(PX_MDARGC b1, b2, nmax);
     // the midphase's order: by the geom of the lower type (of body 1 on a tie), then the other;
     // two passes: first geoms x of the body with the lower geom ids, then those of the other

@@ -419,10 +419,9 @@ static inline int pxk_fastSapSort(const pxModel* m, pxData* d, int n) {
   double* src = rv;
   double* dst = rb;
   for (int k = 0; k < 4; k++) {
-    if (cnt[k][(unsigned)(0)] == (unsigned)n) continue;  // a digit all keys share moves nothing
-    int same = 0;
-    for (int j = 0; j < 256; j++) same = same || cnt[k][j] == (unsigned)n;
-    if (same) continue;
+    uint64_t w0;
+    memcpy(&w0, src, sizeof(w0));
+    if (cnt[k][(unsigned)(w0 >> (32 + 8 * k)) & 0xFFu] == (unsigned)n) continue;  // all share it
     unsigned pos[256];
     unsigned acc = 0;
     for (int j = 0; j < 256; j++) {
@@ -579,6 +578,60 @@ PX_FN int pxk_broadphase(PX_MD) {
       pxk_sapSort(PX_MDARGC 2 * nc, 6 * nbody, nbody, 8 * nbody, 3 * nbody);
 #endif
 
+#ifdef PX_KERN_C
+      // (C: the active bodies' y and z bounds kept alongside the active list, in the reals
+      // [6 nbody, 10 nbody) the sort no longer needs; the same pairs are found)
+      int oact = 5 * nbody;
+      int opos = 6 * nbody;
+      int cntact = 0;
+      double* aly = d->colscr_r + 6 * nbody;
+      double* ahy = d->colscr_r + 7 * nbody;
+      double* alz = d->colscr_r + 8 * nbody;
+      double* ahz = d->colscr_r + 9 * nbody;
+      const double* bnd = d->colscr_r;
+      int* act = d->colscr_i + oact;
+      int* apos = d->colscr_i + opos;
+      const int* sid = d->colscr_i + nbody;
+      for (int i = 0; i < 2 * nc; i++) {
+        int id = sid[i];
+        if (id < 65536) {
+          double ly = bnd[nbody + id], hy = bnd[4 * nbody + id];
+          double lz = bnd[2 * nbody + id], hz = bnd[5 * nbody + id];
+          for (int j = 0; j < cntact; j++) {
+            int sep = (aly[j] > hy) | (ly > ahy[j]) | (alz[j] > hz) | (lz > ahz[j]);
+            if (sep) continue;
+            int bf1 = d->colscr_i[act[j]];
+            int bf2 = d->colscr_i[id];
+            // pairs with an always-colliding body are in the list already
+            if (d->colscr_i[oal + bf1] == 1 || d->colscr_i[oal + bf2] == 1) continue;
+            if (pxk_colBodyPairOff(m, d, bf1, bf2) == 1) continue;
+            npair = pxk_bpAdd(m, d, bf1, bf2, npair);
+          }
+          act[cntact] = id;
+          aly[cntact] = ly;
+          ahy[cntact] = hy;
+          alz[cntact] = lz;
+          ahz[cntact] = hz;
+          apos[id] = cntact;
+          cntact = cntact + 1;
+        } else {
+          int r = id - 65536;
+          int p = apos[r];
+          if (p >= 0) {
+            int q = cntact - 1;
+            int last = act[q];
+            act[p] = last;
+            aly[p] = aly[q];
+            ahy[p] = ahy[q];
+            alz[p] = alz[q];
+            ahz[p] = ahz[q];
+            apos[last] = p;
+            apos[r] = -1;
+            cntact = cntact - 1;
+          }
+        }
+      }
+#else
       // sweep: a body entering meets every active body whose y and z bounds overlap its own
       int oact = 5 * nbody;
       int opos = 6 * nbody;
@@ -616,6 +669,7 @@ PX_FN int pxk_broadphase(PX_MD) {
           }
         }
       }
+#endif
     }
   }
 #ifdef PX_KERN_C
