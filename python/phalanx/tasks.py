@@ -459,10 +459,11 @@ class TaskVectorEnv(VectorEnv):
         out = self._runner.out
         b = self.batch
         values = {}
+        stepped = not (mask & self._fresh).any()  # the step's outputs are valid for the mask
         for name in names:
             if name == "reward_ctrl" and self._f32 is not None:
                 values[name] = self._ctrl32()
-            elif name in self._step_names and not (mask & self._fresh).any():
+            elif name in self._step_names and stepped:
                 v = np.array(out[:, 2 + self._step_names.index(name)])
                 if self.env_id == "InvertedPendulum-v5":
                     v = v.astype(np.int64)

@@ -61,9 +61,12 @@ def _merge(infos, values, mask, num_envs):
     VectorEnv._add_info would env by env: numeric scalars in an array of their dtype, arrays of
     shape k in a (num_envs, k) array, anything else (bools and strings included) in an object
     array filled with None; each key with its ``_key`` bool mask."""
-    idx = np.flatnonzero(mask)
-    if idx.size == 0:
-        return infos
+    if mask.all():
+        idx = slice(None)
+    else:
+        idx = np.flatnonzero(mask)
+        if idx.size == 0:
+            return infos
     for key, value in values.items():
         if isinstance(value, dict):
             infos[key] = _merge(infos.get(key, {}), value, mask, num_envs)
@@ -77,10 +80,16 @@ def _merge(infos, values, mask, num_envs):
                 array = np.zeros(value.shape, dtype=value.dtype)
             else:
                 array = np.full(num_envs, fill_value=None, dtype=object)
-            for i in idx:
-                array[i] = value[i]
+            if array.dtype == object:
+                each = range(num_envs) if isinstance(idx, slice) else idx
+                for i in each:  # element by element: keeps each value's own type
+                    array[i] = value[i]
+            else:
+                array[idx] = value[idx]
             infos[key] = array
-        keymask = infos.get(f"_{key}", np.zeros(num_envs, dtype=np.bool_))
+        keymask = infos.get(f"_{key}")
+        if keymask is None:
+            keymask = np.zeros(num_envs, dtype=np.bool_)
         keymask[idx] = True
         infos[f"_{key}"] = keymask
     return infos
@@ -310,23 +319,32 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         actions = self._actions(actions)
         n = self.num_envs
         mode = self.autoreset_mode
-        resetting = np.zeros(n, dtype=np.bool_)
-        if mode == AutoresetMode.NEXT_STEP:
-            resetting = self._autoreset.copy()
-            if resetting.any():
+        # resetting is None when no env resets at the start of this step (the common case,
+        # taken without masks)
+        resetting = None
+        if self._autoreset.any():
+            if mode == AutoresetMode.NEXT_STEP:
+                resetting = self._autoreset.copy()
                 self._reset_worlds(resetting)
-        elif mode == AutoresetMode.DISABLED and self._autoreset.any():
-            raise ValueError(
-                f"VectorEnv.step: envs {np.flatnonzero(self._autoreset).tolist()} finished and "
-                f"autoreset_mode is DISABLED: reset them first with "
-                f"reset(options={{'reset_mask': mask}})"
-            )
-        stepping = ~resetting
+            elif mode == AutoresetMode.DISABLED:
+                raise ValueError(
+                    f"VectorEnv.step: envs {np.flatnonzero(self._autoreset).tolist()} finished "
+                    f"and autoreset_mode is DISABLED: reset them first with "
+                    f"reset(options={{'reset_mask': mask}})"
+                )
+        everyone = np.ones(n, dtype=np.bool_)
         b = self.batch
         ctrl = b.ctrl
-        ctrl[stepping] = actions[stepping]
-        self._step_worlds(stepping)
-        self._elapsed[stepping] += 1
+        if resetting is None:
+            stepping = everyone
+            ctrl[...] = actions
+            self._step_worlds(stepping)
+            self._elapsed += 1
+        else:
+            stepping = ~resetting
+            ctrl[stepping] = actions[stepping]
+            self._step_worlds(stepping)
+            self._elapsed[stepping] += 1
 
         obs = self._observe()
         rewards = np.array(self.reward_fn(b, actions), dtype=np.float64).reshape(n)
@@ -339,16 +357,19 @@ class VectorEnv(gymnasium.vector.VectorEnv):
             truncated |= self._elapsed >= self.max_episode_steps
         flags = np.array(b.flags)
         bad = (flags != 0) & stepping
-        truncated |= bad
-        terminated &= ~bad
-        rewards[bad] = 0.0
-        rewards[resetting] = 0.0
-        terminated[resetting] = False
-        truncated[resetting] = False
+        anybad = bad.any()
+        if anybad:
+            truncated |= bad
+            terminated &= ~bad
+            rewards[bad] = 0.0
+        if resetting is not None:
+            rewards[resetting] = 0.0
+            terminated[resetting] = False
+            truncated[resetting] = False
 
         # infos of the step (and of the resets done at its start, in NEXT_STEP mode)
-        step_infos = self._infos({}, np.ones(n, dtype=np.bool_))
-        if bad.any():
+        step_infos = self._infos({}, everyone)
+        if anybad:
             reasons = np.full(n, fill_value=None, dtype=object)
             reasons[bad] = _flag_reasons(flags[bad])
             _merge(step_infos, {"truncation_reason": reasons}, bad, n)
