@@ -68,6 +68,21 @@ static int anyBad(const double* v, int n) {
 //---------------------------------- make / free ---------------------------------------------------
 
 pxBatch* pxb_make(pxModel* m, int nworld, int nthread, uint64_t seed, pxStatus* st) {
+  return pxb_makeCap(m, nworld, nthread, seed, -1, -1, st);
+}
+
+pxBatch* pxb_makeCap(pxModel* m, int nworld, int nthread, uint64_t seed, int nconmax, int njmax,
+                     pxStatus* st) {
+  if (nconmax < -1 || nconmax > PX_NCONMAX_CAP) {
+    PX_FAIL(st, PX_ERR_ARG, "nconmax must be in [0, %d] (or -1: the model's), got %d",
+            PX_NCONMAX_CAP, nconmax);
+    return NULL;
+  }
+  if (njmax < -1 || njmax > PX_NEFCMAX_CAP) {
+    PX_FAIL(st, PX_ERR_ARG, "njmax must be in [0, %d] (or -1: the model's), got %d", PX_NEFCMAX_CAP,
+            njmax);
+    return NULL;
+  }
   if (nworld < 1 || nworld > PX_MAXWORLD) {
     PX_FAIL(st, PX_ERR_ARG, "num_worlds must be in [1, %d], got %d", PX_MAXWORLD, nworld);
     return NULL;
@@ -98,12 +113,18 @@ pxBatch* pxb_make(pxModel* m, int nworld, int nthread, uint64_t seed, pxStatus* 
     PX_FAIL(st, PX_ERR_NOMEM, "out of memory allocating %d worlds", nworld);
     return NULL;
   }
-  // the solver and collision scratch once per thread, not per world (px_makeWorldsSlots)
-  b->worlds = px_makeWorldsSlots(m, nworld, nchunk, st);
+  // the solver and collision scratch once per thread, not per world (px_makeWorldsSlots); the
+  // capacities come from the model's <size> fields, so a shallow copy carries the replacements
+  // while the storage is sized (the worlds keep the shared model)
+  pxModel sized = *m;
+  if (nconmax >= 0) sized.nconmax = nconmax;
+  if (njmax >= 0) sized.njmax = njmax;
+  b->worlds = px_makeWorldsSlots(&sized, nworld, nchunk, st);
   if (!b->worlds) {
     pxb_free(b);
     return NULL;
   }
+  b->worlds->model = m;
   b->pool = pxb_poolMake(nthread, st);
   if (!b->pool) {
     pxb_free(b);

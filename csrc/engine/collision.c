@@ -10,10 +10,6 @@
 #include "kern/collide.h"
 #include "kern/collide_dist.h"
 
-// Contact capacity per world when <size nconmax> is absent: the sum of MuJoCo's per-pair maxima
-// over the geom pairs that pass the static filters, capped (overflow counts CONTACTFULL)
-#define PX_NCONMAX_CAP 10000
-
 // calls f(m, g1, g2, ipair, ctx) for every geom pair the static filters let through: <pair>s
 // and the geom pairs of colliding body pairs; stops and returns nonzero when f does
 typedef int (*pairFn)(const pxModel* m, int g1, int g2, int ipair, void* ctx);

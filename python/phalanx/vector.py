@@ -118,6 +118,9 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         observation_space: the single env's observation space (default: an unbounded Box of the
             shape and dtype obs_fn returns).
         copy: return fresh observation arrays (True, as Gymnasium) or obs_fn's own result.
+        nconmax, njmax: contact and constraint-row capacity of each world (None: the model's;
+            see ``phalanx.Batch``); an env beyond them is truncated ("contactfull",
+            "cnstrfull").
     """
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP}
@@ -126,7 +129,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
                  info_fn=None, frame_skip=1, max_episode_steps=None,
                  autoreset_mode=AutoresetMode.NEXT_STEP, num_threads=0, seed=None,
                  qpos_noise=0.0, qvel_noise=0.0, ctrl_noise=0.0, observation_space=None,
-                 copy=True):
+                 copy=True, nconmax=None, njmax=None):
         from phalanx import Model
 
         if isinstance(num_envs, bool) or not isinstance(num_envs, numbers.Integral):
@@ -171,7 +174,8 @@ class VectorEnv(gymnasium.vector.VectorEnv):
             )
         if seed is None:
             seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0])
-        self.batch = _core.Batch(model, int(num_envs), int(num_threads), seed=seed)
+        self.batch = _core.Batch(model, int(num_envs), int(num_threads), seed=seed,
+                                 nconmax=nconmax, njmax=njmax)
         self.model = model
         self.num_envs = int(num_envs)
         self.frame_skip = int(frame_skip)

@@ -222,6 +222,10 @@ long px_dataFieldSize(const pxModel* m, const char* name);
 // Forward kinematics of one world (CPU executor of csrc/kern/kinematics.h).
 void px_kinematics(const pxModel* m, pxData* d);
 
+// Contact capacity per world: <size nconmax> when given, else the sum of MuJoCo's per-pair maxima
+// over the geom pairs that pass the static filters, at most PX_NCONMAX_CAP (overflow counts
+// CONTACTFULL)
+#define PX_NCONMAX_CAP 10000
 int px_contactCapacity(const pxModel* m);
 // body pairs the broad phase can return (those the static filters pass) and the sizes of the
 // per-world collision scratch (csrc/kern/collide_broad.h) for that capacity
