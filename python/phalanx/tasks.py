@@ -23,7 +23,7 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from phalanx import _core
-from phalanx.vector import VectorEnv, _merge
+from phalanx.vector import VectorEnv, _any, _merge
 
 __all__ = ["make_vec", "TaskVectorEnv", "TASK_IDS"]
 
@@ -450,9 +450,9 @@ class TaskVectorEnv(VectorEnv):
         n = self.num_envs
         step = mask & ~self._fresh
         reset = mask & self._fresh
-        if step.any():
+        if _any(step):
             _merge(infos, self._info_values(self._order, step), step, n)
-        if reset.any():
+        if _any(reset):
             _merge(infos, self._info_values(self._reset_names, reset), reset, n)
         return infos
 
@@ -460,7 +460,7 @@ class TaskVectorEnv(VectorEnv):
         out = self._runner.out
         b = self.batch
         values = {}
-        stepped = not (mask & self._fresh).any()  # the step's outputs are valid for the mask
+        stepped = not _any(mask & self._fresh)  # the step's outputs are valid for the mask
         for name in names:
             if name == "reward_ctrl" and self._f32 is not None:
                 values[name] = self._ctrl32()

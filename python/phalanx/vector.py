@@ -56,12 +56,19 @@ def _flag_reasons(flags):
     return out
 
 
+def _any(mask):
+    """Whether a bool array has a True element (np.count_nonzero: 3x faster than .any() on the
+    small arrays of a step)."""
+    return np.count_nonzero(mask) != 0
+
+
 def _merge(infos, values, mask, num_envs):
     """Add per-env info arrays (num_envs, ...) for the envs in mask, exactly as Gymnasium's
     VectorEnv._add_info would env by env: numeric scalars in an array of their dtype, arrays of
     shape k in a (num_envs, k) array, anything else (bools and strings included) in an object
     array filled with None; each key with its ``_key`` bool mask."""
-    if mask.all():
+    full = np.count_nonzero(mask) == num_envs
+    if full:
         idx = slice(None)
     else:
         idx = np.flatnonzero(mask)
@@ -72,6 +79,11 @@ def _merge(infos, values, mask, num_envs):
             infos[key] = _merge(infos.get(key, {}), value, mask, num_envs)
         else:
             value = value if isinstance(value, np.ndarray) else np.asarray(value)
+            if full and key not in infos and value.dtype.kind in "iufc" and value.ndim >= 1:
+                # every env, a new numeric key: the values themselves (a copy)
+                infos[key] = np.array(value, copy=True)
+                infos[f"_{key}"] = np.ones(num_envs, dtype=np.bool_)
+                continue
             if key in infos:
                 array = infos[key]
             elif value.ndim == 1 and value.dtype.kind in "iufc":
@@ -201,6 +213,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
 
         self._elapsed = np.zeros(self.num_envs, dtype=np.int64)
         self._autoreset = np.zeros(self.num_envs, dtype=np.bool_)
+        self._everyone = np.ones(self.num_envs, dtype=np.bool_)  # never written
         self._init_worlds()
         obs = np.asarray(obs_fn(self.batch))
         if obs.ndim < 1 or obs.shape[0] != self.num_envs:
@@ -326,7 +339,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         # resetting is None when no env resets at the start of this step (the common case,
         # taken without masks)
         resetting = None
-        if self._autoreset.any():
+        if _any(self._autoreset):
             if mode == AutoresetMode.NEXT_STEP:
                 resetting = self._autoreset.copy()
                 self._reset_worlds(resetting)
@@ -336,7 +349,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
                     f"and autoreset_mode is DISABLED: reset them first with "
                     f"reset(options={{'reset_mask': mask}})"
                 )
-        everyone = np.ones(n, dtype=np.bool_)
+        everyone = self._everyone
         b = self.batch
         ctrl = b.ctrl
         if resetting is None:
@@ -361,7 +374,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
             truncated |= self._elapsed >= self.max_episode_steps
         flags = np.array(b.flags)
         bad = (flags != 0) & stepping
-        anybad = bad.any()
+        anybad = _any(bad)
         if anybad:
             truncated |= bad
             terminated &= ~bad
@@ -379,7 +392,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
             _merge(step_infos, {"truncation_reason": reasons}, bad, n)
 
         done = terminated | truncated
-        if mode == AutoresetMode.SAME_STEP and done.any():
+        if mode == AutoresetMode.SAME_STEP and _any(done):
             infos = {}
             final_obs = np.full(n, fill_value=None, dtype=object)
             for i in np.flatnonzero(done):
