@@ -168,8 +168,7 @@ typedef struct {
   int nflagged[PX_MAXTHREAD];  // per chunk
 } taskArgs;
 
-// remember the first failed world of a chunk
-static void chunkError(pxBatch* b, int chunk, int w, const pxStatus* st) {
+void pxb_chunkError(pxBatch* b, int chunk, int w, const pxStatus* st) {
   if (b->chunkworld[chunk] < 0) {
     b->chunkworld[chunk] = w;
     b->chunkst[chunk] = *st;
@@ -209,7 +208,7 @@ static int stepWorld(const taskArgs* a, int w, int chunk) {
     b->worlds->time[w] = d.time;
     if (code != PX_OK) {
       flags |= PX_BFLAG_ERROR;
-      chunkError(b, chunk, w, &d.status);
+      pxb_chunkError(b, chunk, w, &d.status);
       break;
     }
     for (int i = 0; i < NFLAGWARN; i++) {
@@ -225,7 +224,7 @@ static int stepWorld(const taskArgs* a, int w, int chunk) {
     d.time = b->worlds->time[w];
     if (px_forward(m, &d, &d.status) != PX_OK) {
       flags |= PX_BFLAG_ERROR;
-      chunkError(b, chunk, w, &d.status);
+      pxb_chunkError(b, chunk, w, &d.status);
     }
     b->autoflagged[w] = 1;
   }
@@ -298,32 +297,35 @@ static void forwardTask(void* ctx, int begin, int end, int chunk) {
     pxModel mw;
     if (px_forward(pxb_worldModel(b, w, &mw), &d, &d.status) != PX_OK) {
       b->flags[w] |= PX_BFLAG_ERROR;
-      chunkError(b, chunk, w, &d.status);
+      pxb_chunkError(b, chunk, w, &d.status);
       n++;
     }
   }
   a->nflagged[chunk] = n;
 }
 
-// run a task over all worlds; collect the lowest failed world's status and the flagged count
-static int run(pxBatch* b, pxfTask fn, taskArgs* a) {
+int pxb_runCollect(pxBatch* b, pxfTask fn, void* ctx, int* nflagged) {
   int nchunk = b->nthread > 0 ? b->nthread : 1;
   for (int c = 0; c < nchunk; c++) {
     b->chunkworld[c] = -1;
-    a->nflagged[c] = 0;
+    nflagged[c] = 0;
   }
-  pxb_poolRun(b->pool, fn, a, b->nworld);
+  pxb_poolRun(b->pool, fn, ctx, b->nworld);
   int n = 0;
   px_statusClear(&b->status);
   b->errworld = -1;
   for (int c = 0; c < nchunk; c++) {
-    n += a->nflagged[c];
+    n += nflagged[c];
     if (b->errworld < 0 && b->chunkworld[c] >= 0) {
       b->errworld = b->chunkworld[c];
       b->status = b->chunkst[c];
     }
   }
   return n;
+}
+
+static int run(pxBatch* b, pxfTask fn, taskArgs* a) {
+  return pxb_runCollect(b, fn, a, a->nflagged);
 }
 
 int pxb_step(pxBatch* b, int nsubstep, const uint8_t* mask, double ctrl_noise) {

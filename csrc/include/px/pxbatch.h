@@ -123,6 +123,13 @@ pxBatch* pxb_make(pxModel* m, int nworld, int nthread, uint64_t seed, pxStatus* 
 pxBatch* pxb_makeCap(pxModel* m, int nworld, int nthread, uint64_t seed, int nconmax, int njmax,
                      pxStatus* st);
 
+// For the batch's own passes (batch.c, task.c): run fn over the worlds on the pool and collect,
+// into b->status / b->errworld, the error of the lowest failed world that a task recorded with
+// pxb_chunkError (the first failed world of its chunk); nflagged[chunk] (cleared first) counts
+// the worlds each chunk flagged, and their sum is returned.
+int pxb_runCollect(pxBatch* b, pxfTask fn, void* ctx, int* nflagged);
+void pxb_chunkError(pxBatch* b, int chunk, int w, const pxStatus* st);
+
 // Join the pool, free the storage and unfreeze the model (NULL is fine).
 void pxb_free(pxBatch* b);
 
