@@ -87,13 +87,14 @@ static long maxBodyGeoms(const pxModel* m) {
   return g;
 }
 
+// the tail of each (px_tactileScratchReals/Ints) is the tactile sensor's (csrc/engine/tactile.c)
 long px_colScratchReals(const pxModel* m) {
-  return 10L * m->nbody + 12L * m->ngeom + 3L * maxBodyGeoms(m);
+  return 10L * m->nbody + 12L * m->ngeom + 3L * maxBodyGeoms(m) + px_tactileScratchReals(m);
 }
 
 long px_colScratchInts(const pxModel* m, int nbpmax) {
   long g = maxBodyGeoms(m);
-  return 9L * m->nbody + nbpmax + 1 + 6L * m->ngeom + 17L * g + g * g;
+  return 9L * m->nbody + nbpmax + 1 + 6L * m->ngeom + 17L * g + g * g + px_tactileScratchInts(m);
 }
 
 static const char* geomTypeName(int t) {

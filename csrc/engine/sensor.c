@@ -17,15 +17,14 @@ static void markLazy(pxData* d, int what);
 #define PXK_SN_MARK(what) markLazy(d, what)
 // the acceleration stage's mj_rnePostConstraint with the forces of the constraint rows
 #define PXK_SN_RNEPOST_RUN() px_rnePostConstraintRun(m, d)
+// the tactile sensor (csrc/engine/tactile.c)
+#define PXK_SN_TACTILE(i) px_sensorTactile(m, d, i)
 
 #include "kern/sensor.h"
 
 pxtStatus px_sensorCheck(const pxModel* m, pxStatus* st) {
   static const char* names[] = {[PX_SENS_RANGEFINDER] = "rangefinder",
                                 [PX_SENS_CONTACT] = "contact",
-                                [PX_SENS_TACTILE] =
-                                    "tactile (it needs the signed distance fields of meshes, "
-                                    "their octrees, and mesh normals, which phalanx lacks)",
                                 [PX_SENS_PLUGIN] = "plugin"};
   for (int i = 0; i < m->nsensor; i++) {
     int t = m->sensor_type[i];
@@ -182,6 +181,7 @@ pxtStatus px_sensorCheckGPU(const pxModel* m, pxStatus* st) {
           "normal (a geom distance: no collision code in the sensor shader; CPU only)",
       [PX_SENS_GEOMFROMTO] =
           "fromto (a geom distance: no collision code in the sensor shader; CPU only)",
+      [PX_SENS_TACTILE] = "tactile (it reads contacts and signed distances; CPU only)",
   };
   for (int i = 0; i < m->nsensor; i++) {
     int t = m->sensor_type[i];

@@ -11,9 +11,11 @@
 //
 // Sensors that read constraint rows or contacts (joint and tendon limit sensors, touch, contact)
 // and camera rangefinders exist on the CPU only (their data, csrc/kern/constraint.h, and the
-// trees of the camera's ray culling are not on the GPU); site rangefinders run on both. Tactile and
-// plugin sensors are not computed: the executors refuse models holding them. User sensors are zero
-// (MuJoCo leaves them to a callback phalanx does not have).
+// trees of the camera's ray culling are not on the GPU); site rangefinders run on both. The
+// tactile sensor is the executor's: the CPU defines PXK_SN_TACTILE(i) before this header
+// (csrc/engine/tactile.c); elsewhere it is not computed, nor are plugin sensors: the executors
+// refuse models holding them.
+// User sensors are zero (MuJoCo leaves them to a callback phalanx does not have).
 //
 //   reads:  m->sensor_*, object frames and velocities (xpos, xquat, xipos, site_xpos, cvel,
 //           cacc, cfrc_int, subtree_*, ...), qpos, qvel, ten_*, actuator_*, energy,
@@ -55,6 +57,9 @@
 // geom distance sensors where PXK_SN_NOGEOMDIST leaves them out)
 PX_FN int pxk_sensorSupported(PX_MDC int i) {
   int t = M(sensor_type, i);
+#ifdef PXK_SN_TACTILE
+  if (t == PX_SENS_TACTILE) return 1;  // the executor's (CPU: csrc/engine/tactile.c)
+#endif
   if (t == PX_SENS_TACTILE || t == PX_SENS_PLUGIN) return 0;
 #ifdef PXK_SN_NOGEOMDIST
   if (t == PX_SENS_GEOMDIST || t == PX_SENS_GEOMNORMAL || t == PX_SENS_GEOMFROMTO) return 0;
@@ -655,6 +660,11 @@ PX_FN void pxk_snAcc(PX_MDC int i) {
   } else if (type == PX_SENS_TOUCH) {
     D(sensordata, oa) = pxk_snTouch(PX_MDARGC objid);
   }
+#ifdef PXK_SN_TACTILE
+  else if (type == PX_SENS_TACTILE) {
+    PXK_SN_TACTILE(i);
+  }
+#endif
 #endif
 }
 
