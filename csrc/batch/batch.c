@@ -68,6 +68,21 @@ static int anyBad(const double* v, int n) {
 //---------------------------------- make / free ---------------------------------------------------
 
 pxBatch* pxb_make(pxModel* m, int nworld, int nthread, uint64_t seed, pxStatus* st) {
+  return pxb_makeCap(m, nworld, nthread, seed, -1, -1, st);
+}
+
+pxBatch* pxb_makeCap(pxModel* m, int nworld, int nthread, uint64_t seed, int nconmax, int njmax,
+                     pxStatus* st) {
+  if (nconmax < -1 || nconmax > PX_NCONMAX_CAP) {
+    PX_FAIL(st, PX_ERR_ARG, "nconmax must be in [0, %d] (or -1: the model's), got %d",
+            PX_NCONMAX_CAP, nconmax);
+    return NULL;
+  }
+  if (njmax < -1 || njmax > PX_NEFCMAX_CAP) {
+    PX_FAIL(st, PX_ERR_ARG, "njmax must be in [0, %d] (or -1: the model's), got %d", PX_NEFCMAX_CAP,
+            njmax);
+    return NULL;
+  }
   if (nworld < 1 || nworld > PX_MAXWORLD) {
     PX_FAIL(st, PX_ERR_ARG, "num_worlds must be in [1, %d], got %d", PX_MAXWORLD, nworld);
     return NULL;
@@ -98,12 +113,18 @@ pxBatch* pxb_make(pxModel* m, int nworld, int nthread, uint64_t seed, pxStatus* 
     PX_FAIL(st, PX_ERR_NOMEM, "out of memory allocating %d worlds", nworld);
     return NULL;
   }
-  // the solver and collision scratch once per thread, not per world (px_makeWorldsSlots)
-  b->worlds = px_makeWorldsSlots(m, nworld, nchunk, st);
+  // the solver and collision scratch once per thread, not per world (px_makeWorldsSlots); the
+  // capacities come from the model's <size> fields, so a shallow copy carries the replacements
+  // while the storage is sized (the worlds keep the shared model)
+  pxModel sized = *m;
+  if (nconmax >= 0) sized.nconmax = nconmax;
+  if (njmax >= 0) sized.njmax = njmax;
+  b->worlds = px_makeWorldsSlots(&sized, nworld, nchunk, st);
   if (!b->worlds) {
     pxb_free(b);
     return NULL;
   }
+  b->worlds->model = m;
   b->pool = pxb_poolMake(nthread, st);
   if (!b->pool) {
     pxb_free(b);
@@ -147,8 +168,7 @@ typedef struct {
   int nflagged[PX_MAXTHREAD];  // per chunk
 } taskArgs;
 
-// remember the first failed world of a chunk
-static void chunkError(pxBatch* b, int chunk, int w, const pxStatus* st) {
+void pxb_chunkError(pxBatch* b, int chunk, int w, const pxStatus* st) {
   if (b->chunkworld[chunk] < 0) {
     b->chunkworld[chunk] = w;
     b->chunkst[chunk] = *st;
@@ -188,7 +208,7 @@ static int stepWorld(const taskArgs* a, int w, int chunk) {
     b->worlds->time[w] = d.time;
     if (code != PX_OK) {
       flags |= PX_BFLAG_ERROR;
-      chunkError(b, chunk, w, &d.status);
+      pxb_chunkError(b, chunk, w, &d.status);
       break;
     }
     for (int i = 0; i < NFLAGWARN; i++) {
@@ -204,7 +224,7 @@ static int stepWorld(const taskArgs* a, int w, int chunk) {
     d.time = b->worlds->time[w];
     if (px_forward(m, &d, &d.status) != PX_OK) {
       flags |= PX_BFLAG_ERROR;
-      chunkError(b, chunk, w, &d.status);
+      pxb_chunkError(b, chunk, w, &d.status);
     }
     b->autoflagged[w] = 1;
   }
@@ -277,32 +297,35 @@ static void forwardTask(void* ctx, int begin, int end, int chunk) {
     pxModel mw;
     if (px_forward(pxb_worldModel(b, w, &mw), &d, &d.status) != PX_OK) {
       b->flags[w] |= PX_BFLAG_ERROR;
-      chunkError(b, chunk, w, &d.status);
+      pxb_chunkError(b, chunk, w, &d.status);
       n++;
     }
   }
   a->nflagged[chunk] = n;
 }
 
-// run a task over all worlds; collect the lowest failed world's status and the flagged count
-static int run(pxBatch* b, pxfTask fn, taskArgs* a) {
+int pxb_runCollect(pxBatch* b, pxfTask fn, void* ctx, int* nflagged) {
   int nchunk = b->nthread > 0 ? b->nthread : 1;
   for (int c = 0; c < nchunk; c++) {
     b->chunkworld[c] = -1;
-    a->nflagged[c] = 0;
+    nflagged[c] = 0;
   }
-  pxb_poolRun(b->pool, fn, a, b->nworld);
+  pxb_poolRun(b->pool, fn, ctx, b->nworld);
   int n = 0;
   px_statusClear(&b->status);
   b->errworld = -1;
   for (int c = 0; c < nchunk; c++) {
-    n += a->nflagged[c];
+    n += nflagged[c];
     if (b->errworld < 0 && b->chunkworld[c] >= 0) {
       b->errworld = b->chunkworld[c];
       b->status = b->chunkst[c];
     }
   }
   return n;
+}
+
+static int run(pxBatch* b, pxfTask fn, taskArgs* a) {
+  return pxb_runCollect(b, fn, a, a->nflagged);
 }
 
 int pxb_step(pxBatch* b, int nsubstep, const uint8_t* mask, double ctrl_noise) {

@@ -169,6 +169,7 @@ static void resetTask(void* ctx, int begin, int end, int chunk) {
     resetNoise(m, &d, a->t, b->rng + 4 * (size_t)w);
     if (px_forward(m, &d, &d.status) != PX_OK) {
       b->flags[w] |= PX_BFLAG_ERROR;
+      pxb_chunkError(b, chunk, w, &d.status);
       n++;
     }
     b->worlds->time[w] = d.time;
@@ -177,13 +178,9 @@ static void resetTask(void* ctx, int begin, int end, int chunk) {
   a->nflagged[chunk] = n;
 }
 
-static int runTask(pxBatch* b, pxfTask fn, taskArgs* a) {
-  int nchunk = b->nthread > 0 ? b->nthread : 1;
-  for (int c = 0; c < nchunk; c++) a->nflagged[c] = 0;
+// the observation and reward passes flag nothing and keep the status of the step they follow
+static void runTask(pxBatch* b, pxfTask fn, taskArgs* a) {
   pxb_poolRun(b->pool, fn, a, b->nworld);
-  int n = 0;
-  for (int c = 0; c < nchunk; c++) n += a->nflagged[c];
-  return n;
 }
 
 //---------------------------------- entries -------------------------------------------------------
@@ -211,7 +208,7 @@ int pxb_taskReset(pxBatch* b, const pxTaskSpec* t, const uint8_t* mask, double* 
   a.t = t;
   a.mask = mask;
   a.obs = obs;
-  return runTask(b, resetTask, &a);
+  return pxb_runCollect(b, resetTask, &a, a.nflagged);
 }
 
 void pxb_taskObserve(pxBatch* b, const pxTaskSpec* t, const uint8_t* mask, double* obs) {

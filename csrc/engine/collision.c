@@ -10,10 +10,6 @@
 #include "kern/collide.h"
 #include "kern/collide_dist.h"
 
-// Contact capacity per world when <size nconmax> is absent: the sum of MuJoCo's per-pair maxima
-// over the geom pairs that pass the static filters, capped (overflow counts CONTACTFULL)
-#define PX_NCONMAX_CAP 10000
-
 // calls f(m, g1, g2, ipair, ctx) for every geom pair the static filters let through: <pair>s
 // and the geom pairs of colliding body pairs; stops and returns nonzero when f does
 typedef int (*pairFn)(const pxModel* m, int g1, int g2, int ipair, void* ctx);
@@ -91,13 +87,16 @@ static long maxBodyGeoms(const pxModel* m) {
   return g;
 }
 
+// the tail of each (px_tactileScratchReals/Ints) is the tactile sensor's (csrc/engine/tactile.c);
+// the ints before it hold the small-model pair cache of collide.h (pxk_fastFB, pxk_fastInts)
 long px_colScratchReals(const pxModel* m) {
-  return 10L * m->nbody + 12L * m->ngeom + 3L * maxBodyGeoms(m);
+  return 10L * m->nbody + 12L * m->ngeom + 3L * maxBodyGeoms(m) + px_tactileScratchReals(m);
 }
 
 long px_colScratchInts(const pxModel* m, int nbpmax) {
   long g = maxBodyGeoms(m);
-  return pxk_fastFB(m->nbody, m->ngeom, nbpmax, g) + pxk_fastInts(m->nbody, nbpmax);
+  return pxk_fastFB(m->nbody, m->ngeom, nbpmax, g) + pxk_fastInts(m->nbody, nbpmax) +
+         px_tactileScratchInts(m);
 }
 
 static const char* geomTypeName(int t) {

@@ -17,15 +17,14 @@ static void markLazy(pxData* d, int what);
 #define PXK_SN_MARK(what) markLazy(d, what)
 // the acceleration stage's mj_rnePostConstraint with the forces of the constraint rows
 #define PXK_SN_RNEPOST_RUN() px_rnePostConstraintRun(m, d)
+// the tactile sensor (csrc/engine/tactile.c)
+#define PXK_SN_TACTILE(i) px_sensorTactile(m, d, i)
 
 #include "kern/sensor.h"
 
 pxtStatus px_sensorCheck(const pxModel* m, pxStatus* st) {
   static const char* names[] = {[PX_SENS_RANGEFINDER] = "rangefinder",
                                 [PX_SENS_CONTACT] = "contact",
-                                [PX_SENS_TACTILE] =
-                                    "tactile (it needs the signed distance fields of meshes, "
-                                    "their octrees, and mesh normals, which phalanx lacks)",
                                 [PX_SENS_PLUGIN] = "plugin"};
   for (int i = 0; i < m->nsensor; i++) {
     int t = m->sensor_type[i];
@@ -163,12 +162,12 @@ pxtStatus px_sensorCheckGPU(const pxModel* m, pxStatus* st) {
   pxtStatus code = px_sensorCheck(m, st);
   if (code != PX_OK) return code;
   // what the sensor shader (shaders/sensor.comp) leaves out: the readings of constraint rows and
-  // contacts and the ray casts (sensor.h's CPU-only parts), and the geom distance sensors
+  // contacts, camera rangefinders (sensor.h's CPU-only parts), and the geom distance sensors
   // (PXK_SN_NOGEOMDIST: the collision code they need would make the pipeline far slower to
   // build)
   static const char* why[] = {
       [PX_SENS_TOUCH] = "touch (it reads contact forces and casts rays; CPU only)",
-      [PX_SENS_RANGEFINDER] = "rangefinder (it casts rays; CPU only)",
+
       [PX_SENS_CONTACT] = "contact (it reads contacts; CPU only)",
       [PX_SENS_JOINTLIMITPOS] = "jointlimitpos (it reads constraint rows; CPU only)",
       [PX_SENS_JOINTLIMITVEL] = "jointlimitvel (it reads constraint rows; CPU only)",
@@ -182,9 +181,17 @@ pxtStatus px_sensorCheckGPU(const pxModel* m, pxStatus* st) {
           "normal (a geom distance: no collision code in the sensor shader; CPU only)",
       [PX_SENS_GEOMFROMTO] =
           "fromto (a geom distance: no collision code in the sensor shader; CPU only)",
+      [PX_SENS_TACTILE] = "tactile (it reads contacts and signed distances; CPU only)",
   };
   for (int i = 0; i < m->nsensor; i++) {
     int t = m->sensor_type[i];
+    if (t == PX_SENS_RANGEFINDER && m->sensor_objtype[i] != PX_OBJ_SITE) {
+      return PX_FAIL(st, PX_ERR_UNSUPPORTED,
+                     "forward on the GPU: sensor %d: camera rangefinder sensors are not computed "
+                     "on the GPU (the ray culling of mj_multiRay walks the collision trees; the "
+                     "CPU computes them; or disable sensor)",
+                     i);
+    }
     if (t >= 0 && t < (int)(sizeof(why) / sizeof(why[0])) && why[t]) {
       return PX_FAIL(st, PX_ERR_UNSUPPORTED,
                      "forward on the GPU: sensor %d: %s sensors are not computed on the GPU (the "

@@ -10,9 +10,11 @@
 // sensors and user sensors of the acceleration stage). The clock reading is the time argument.
 //
 // Sensors that read constraint rows or contacts (joint and tendon limit sensors, touch, contact)
-// and the rangefinder exist on the CPU only (their data, csrc/kern/constraint.h, and the ray
-// casts of sensor_ray.h are not on the GPU). Tactile and plugin sensors are not computed: the
-// executors refuse models holding them.
+// and camera rangefinders exist on the CPU only (their data, csrc/kern/constraint.h, and the
+// trees of the camera's ray culling are not on the GPU); site rangefinders run on both. The
+// tactile sensor is the executor's: the CPU defines PXK_SN_TACTILE(i) before this header
+// (csrc/engine/tactile.c); elsewhere it is not computed, nor are plugin sensors: the executors
+// refuse models holding them.
 // User sensors are zero (MuJoCo leaves them to a callback phalanx does not have).
 //
 //   reads:  m->sensor_*, object frames and velocities (xpos, xquat, xipos, site_xpos, cvel,
@@ -55,12 +57,16 @@
 // geom distance sensors where PXK_SN_NOGEOMDIST leaves them out)
 PX_FN int pxk_sensorSupported(PX_MDC int i) {
   int t = M(sensor_type, i);
+#ifdef PXK_SN_TACTILE
+  if (t == PX_SENS_TACTILE) return 1;  // the executor's (CPU: csrc/engine/tactile.c)
+#endif
   if (t == PX_SENS_TACTILE || t == PX_SENS_PLUGIN) return 0;
 #ifdef PXK_SN_NOGEOMDIST
   if (t == PX_SENS_GEOMDIST || t == PX_SENS_GEOMNORMAL || t == PX_SENS_GEOMFROMTO) return 0;
 #endif
 #ifdef PX_KERN_GLSL
-  if (t == PX_SENS_RANGEFINDER || t == PX_SENS_CONTACT) return 0;
+  if (t == PX_SENS_RANGEFINDER && M(sensor_objtype, i) != PX_OBJ_SITE) return 0;
+  if (t == PX_SENS_CONTACT) return 0;
   if (t == PX_SENS_TOUCH || t == PX_SENS_JOINTLIMITPOS || t == PX_SENS_JOINTLIMITVEL ||
       t == PX_SENS_JOINTLIMITFRC || t == PX_SENS_TENDONLIMITPOS || t == PX_SENS_TENDONLIMITVEL ||
       t == PX_SENS_TENDONLIMITFRC) {
@@ -211,10 +217,8 @@ PX_FN int pxk_snInsideSite(PX_MDC int s, PX_IN(PX_REAL, point, 3)) {
 #define PXK_SN_COPYOUT(field, adr, oa, n) \
   for (int k_ = 0; k_ < (n); k_++) D(sensordata, (oa) + k_) = D(field, (adr) + k_)
 
-// the rangefinder and contact sensors (CPU only)
-#ifndef PX_KERN_GLSL
+// the rangefinder and contact sensors (on the GPU: site rangefinders)
 #include "kern/sensor_ray.h"
-#endif
 
 //---------------------------------- position stage ------------------------------------------------
 
@@ -413,10 +417,11 @@ PX_FN void pxk_snPos(PX_MDC int i, PX_REAL time) {
     PXR v = PX_R(0.0);
     if (j >= 0) v = PXK_E(efc_pos, j) - PXK_E(efc_margin, j);
     D(sensordata, oa) = v;
-  } else if (type == PX_SENS_RANGEFINDER) {
-    pxk_snRangefinder(PX_MDARGC i, oa);
   }
 #endif
+  else if (type == PX_SENS_RANGEFINDER) {
+    pxk_snRangefinder(PX_MDARGC i, oa);
+  }
 }
 
 // sensor i of the stage: its reading (zero for user sensors), then its cutoff
@@ -655,6 +660,11 @@ PX_FN void pxk_snAcc(PX_MDC int i) {
   } else if (type == PX_SENS_TOUCH) {
     D(sensordata, oa) = pxk_snTouch(PX_MDARGC objid);
   }
+#ifdef PXK_SN_TACTILE
+  else if (type == PX_SENS_TACTILE) {
+    PXK_SN_TACTILE(i);
+  }
+#endif
 #endif
 }
 

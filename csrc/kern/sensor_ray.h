@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// The rangefinder and contact sensors of MuJoCo 3.12 (engine_sensor.c) in the kernel dialect,
-// CPU only (included by sensor.h outside GLSL builds: the contact sensor reads constraint
-// forces, and the camera rangefinder walks the bodies' trees in the collision scratch).
+// The rangefinder and contact sensors of MuJoCo 3.12 (engine_sensor.c) in the kernel dialect.
+// Site rangefinders run on both executors (ray.h); camera rangefinders and contact sensors are
+// CPU only (left out of GLSL builds: the contact sensor reads constraint forces, and the camera
+// rangefinder walks the bodies' trees in the collision scratch).
 //
 // rangefinder (position stage), data fields in sensor_intprm[0] (bits: dist, dir, origin, point,
 // normal, depth), written per ray in that order:
@@ -25,7 +26,9 @@
 #ifndef PX_KERN_SENSOR_RAY_H_
 #define PX_KERN_SENSOR_RAY_H_
 
+#ifndef PX_KERN_GLSL
 #include "kern/collide.h"
+#endif
 #include "kern/ray.h"
 
 #define PXK_SR_PI PX_R(3.14159265358979323846)
@@ -83,6 +86,7 @@ PX_FN int pxk_srFill(PX_MDC int oa, int spec, PX_REAL dist, PX_IN(PX_REAL, origi
   return o;
 }
 
+#ifndef PX_KERN_GLSL
 // azimuth and elevation of a direction (longitude, latitude)
 PX_FN PX_REAL pxk_srAzimuth(PX_IN(PX_REAL, v, 3)) {
   return pxk_atan2(v[1], v[0]);
@@ -253,7 +257,9 @@ PX_FN PX_REAL pxk_srMultiRay(PX_MDC PX_IN(PX_REAL, pnt, 3), PX_IN(PX_REAL, vec, 
   return dist;
 }
 
-// rangefinder sensor i into sensordata[oa..]
+#endif  // PX_KERN_GLSL
+
+// rangefinder sensor i into sensordata[oa..] (on the GPU: site rangefinders only)
 PX_FN void pxk_snRangefinder(PX_MDC int i, int oa) {
   int spec = M(sensor_intprm, 3 * i);
   int objid = M(sensor_objid, i);
@@ -274,6 +280,7 @@ PX_FN void pxk_snRangefinder(PX_MDC int i, int oa) {
     pxk_srFill(PX_MDARGC oa, spec, dist, origin, dir, nrm, 0, origin, dir);
     return;
   }
+#ifndef PX_KERN_GLSL
 
   // a camera: its intrinsics (mju_camIntrinsics)
   int c = objid;
@@ -360,9 +367,11 @@ PX_FN void pxk_snRangefinder(PX_MDC int i, int oa) {
       }
     }
   }
+#endif  // PX_KERN_GLSL
 }
 
 //---------------------------------- contact -------------------------------------------------------
+#ifndef PX_KERN_GLSL
 
 // mj_contactForce of contact j: the cone force in the contact frame (pyramid decoded), less the
 // adhesion; zeros for a contact without constraint rows
@@ -612,5 +621,7 @@ PX_FN void pxk_snContact(PX_MDC int i, int oa) {
     s += 1;
   }
 }
+
+#endif  // PX_KERN_GLSL
 
 #endif  // PX_KERN_SENSOR_RAY_H_

@@ -1595,7 +1595,15 @@ static pxtStatus compileMeshes(cc* k) {
     const pxcMeshSpec* ms = s->mesh + i;
     pxcMesh* mesh = k->mesh + i;
     pxtStatus code;
-    if (ms->file[0]) {
+    int inertia = ms->inertia;
+    if (ms->builtin) {
+      if (ms->file[0] || ms->nvertex || ms->nface) {
+        return ERR(&ms->src, "mesh", k->meshname[i],
+                   "a builtin mesh cannot be combined with a file or inline data in phalanx");
+      }
+      code = pxc_meshBuiltin(mesh, ms->builtin < 0 ? 0 : ms->builtin, ms->params, ms->nparams,
+                             &inertia, k->meshname[i], k->c->st);
+    } else if (ms->file[0]) {
       if (ms->nvertex || ms->nface) {
         return ERR(&ms->src, "mesh", k->meshname[i], "file and inline data cannot be combined");
       }
@@ -1615,7 +1623,7 @@ static pxtStatus compileMeshes(cc* k) {
       memcpy(def.scale, ms->scale, sizeof(def.scale));
       memcpy(def.refpos, ms->refpos, sizeof(def.refpos));
       memcpy(def.refquat, ms->refquat, sizeof(def.refquat));
-      def.inertia = ms->inertia;
+      def.inertia = inertia;
       def.maxhullvert = ms->maxhullvert;
       def.needhull = k->meshhull[i];
       def.name = k->meshname[i];
@@ -2222,6 +2230,14 @@ static void fillAssets(cc* k, pxModel* m) {
     if (me->szgraph) memcpy(m->mesh_graph + gadr, me->graph, sizeof(int) * (size_t)me->szgraph);
     meshExtrema(m, i);
 
+    // per-vertex frames (phalanx's mesh_taxelframe, at the mesh's vertex rows: MuJoCo's
+    // mesh_normal when it holds 3 normals per vertex)
+    m->mesh_taxeladr[i] = -1;
+    if (me->nnormal && me->nnormal == 3 * me->nvert) {
+      m->mesh_taxeladr[i] = vadr;
+      memcpy(m->mesh_taxelframe + 9 * vadr, me->normal, 9 * sizeof(float) * (size_t)me->nvert);
+    }
+
     // polygons (CopyPolygons, CopyPolygonMap, CopyPolygonNormals)
     m->mesh_polyadr[i] = padr;
     m->mesh_polynum[i] = me->npoly;
@@ -2470,7 +2486,20 @@ pxtStatus pxc_compile(pxcCtx* c, pxModel** out) {
     sz.stat.meaninertia = 1;
     sz.stat.meanmass = 1;
     sz.stat.meansize = 0.2;
-    code = pxc_sizeMisc(c, &sz);
+    int* nvert = (int*)calloc((size_t)s->nmesh + 1, sizeof(int));
+    if (!nvert) {
+      code = noMem(k);
+    } else {
+      for (int i = 0; i < s->nmesh; i++) nvert[i] = k->mesh[i].nvert;
+      c->nmeshc = s->nmesh;
+      c->meshname = k->meshname;
+      c->meshnvert = nvert;
+      code = pxc_sizeMisc(c, &sz);
+      c->nmeshc = 0;
+      c->meshname = NULL;
+      c->meshnvert = NULL;
+      free(nvert);
+    }
   }
   if (code == PX_OK) code = countNames(k, &sz);
   if (code == PX_OK && px_modelBytes(&sz) > PX_MAX_MODEL_BYTES) {

@@ -366,7 +366,8 @@ static const sensorInfo kSensorInfo[PX_SENS_USER + 1] = {
 // clang-format on
 
 // sensor dimension (mjs_sensorDim); cameras of rangefinders are looked up in the spec
-static int sensorDim(const pxcSpec* s, const pxcSensor* se) {
+static int sensorDim(const pxcCtx* c, const pxModel* m, const pxcSensor* se) {
+  const pxcSpec* s = c->spec;
   switch (se->type) {
     case PX_SENS_CONTACT: {
       int size = 0;
@@ -388,6 +389,15 @@ static int sensorDim(const pxcSpec* s, const pxcSensor* se) {
     }
     case PX_SENS_USER:
       return se->dim;
+    case PX_SENS_TACTILE:  // 3 channels per vertex of the mesh
+      if (m) {
+        int id = findObject(m, PX_OBJ_MESH, se->objname);
+        return id >= 0 ? 3 * m->mesh_vertnum[id] : 0;
+      }
+      for (int i = 0; i < c->nmeshc; i++) {
+        if (c->meshname[i] && !strcmp(c->meshname[i], se->objname)) return 3 * c->meshnvert[i];
+      }
+      return 0;
     default:  // actuator sensors: one value per force output, here 1
       return se->type >= 0 && se->type <= PX_SENS_USER ? kSensorInfo[se->type].dim : 0;
   }
@@ -435,7 +445,7 @@ pxtStatus pxc_sizeMisc(pxcCtx* c, pxModel* sz) {
     if (se->type == PX_SENS_USER && se->dim < 0) {
       return ERR(&se->src, se->tag, "sensor dim must be non-negative in sensor");
     }
-    int dim = sensorDim(s, se);
+    int dim = sensorDim(c, NULL, se);
     if ((long long)sz->nsensordata + dim > PXC_MAX_SENSORDATA) {
       return ERR(&se->src, se->tag, "sensor data exceeds phalanx's limit of %d values",
                  PXC_MAX_SENSORDATA);
@@ -447,7 +457,7 @@ pxtStatus pxc_sizeMisc(pxcCtx* c, pxModel* sz) {
   long long nhistory = 0;
   for (int i = 0; i < s->nact; i++) nhistory += historyLen(s->act[i].nsample, 1);
   for (int i = 0; i < s->nsensor; i++) {
-    nhistory += historyLen(s->sensor[i].nsample, sensorDim(s, s->sensor + i));
+    nhistory += historyLen(s->sensor[i].nsample, sensorDim(c, NULL, s->sensor + i));
   }
   sz->nhistory = nhistory > (1 << 30) ? (1 << 30) : (int)nhistory;
 
@@ -1402,6 +1412,58 @@ static int isFrameObj(int t) {
          t == PX_OBJ_CAMERA;
 }
 
+// 1 if path ends with ext (case-insensitive)
+static int hasExt(const char* path, const char* ext) {
+  size_t n = strlen(path), k = strlen(ext);
+  if (n < k) return 0;
+  for (size_t i = 0; i < k; i++) {
+    char a = path[n - k + i], b = ext[i];
+    if (a >= 'A' && a <= 'Z') a = (char)(a - 'A' + 'a');
+    if (a != b) return 0;
+  }
+  return 1;
+}
+
+// the tactile sensor: MuJoCo's checks (mjCSensor::Compile, mj_checkModel), then what phalanx
+// refuses: a mesh whose MuJoCo normals come from its file (OBJ, MSH: they decide whether the
+// taxels have tangent frames) and colliding height fields (MuJoCo has no signed distance for
+// them and raises an error when one touches the sensor's body)
+static pxtStatus checkTactile(pxcCtx* c, const pxModel* m, const pxcSensor* se, int obj, int ref) {
+  const pxcSrc* src = &se->src;
+  const char* tag = se->tag;
+  if (se->objtype != PX_OBJ_MESH) return ERR(src, tag, "sensor must be associated with a mesh");
+  if (se->reftype != PX_OBJ_GEOM) return ERR(src, tag, "sensor must be associated with a geom");
+  int body = m->geom_bodyid[ref], ncol = 0;
+  for (int g = 0; g < m->body_geomnum[body]; g++) {
+    int id = m->body_geomadr[body] + g;
+    if (m->geom_contype[id] || m->geom_conaffinity[id]) ncol++;
+  }
+  if (ncol == 0) {
+    return ERR(src, tag, "Touch sensor requires a body with at least one collision geom");
+  }
+  int pa = m->mesh_pathadr[obj];
+  if (pa >= 0 && (hasExt(m->paths + pa, ".obj") || hasExt(m->paths + pa, ".msh"))) {
+    return failAt(c, PX_ERR_UNSUPPORTED, src, tag,
+                  "a tactile sensor on a mesh loaded from an OBJ or MSH file (MuJoCo takes its "
+                  "taxel frames from the file's normals, which phalanx does not read) is not "
+                  "supported by phalanx yet");
+  }
+  for (int g = 0; g < m->ngeom; g++) {
+    if (m->geom_type[g] != PX_GEOM_HFIELD) continue;
+    int inpair = 0;
+    for (int p = 0; p < m->npair; p++) {
+      inpair |= m->pair_geom1[p] == g || m->pair_geom2[p] == g;
+    }
+    if (m->geom_contype[g] || m->geom_conaffinity[g] || inpair) {
+      return failAt(c, PX_ERR_UNSUPPORTED, src, tag,
+                    "a tactile sensor in a model with a colliding height field (MuJoCo has no "
+                    "signed distance for height fields: it raises an error when one touches the "
+                    "sensor) is not supported by phalanx");
+    }
+  }
+  return PX_OK;
+}
+
 // the type-specific checks of mjCSensor::Compile
 static pxtStatus checkSensor(pxcCtx* c, const pxModel* m, const pxcSensor* se, int obj, int ref) {
   const pxcSrc* src = &se->src;
@@ -1522,6 +1584,8 @@ static pxtStatus checkSensor(pxcCtx* c, const pxModel* m, const pxcSensor* se, i
     case PX_SENS_E_KINETIC:
     case PX_SENS_CLOCK:
       return PX_OK;
+    case PX_SENS_TACTILE:
+      return checkTactile(c, m, se, obj, ref);
     default:
       return ERR(src, tag, "invalid type in sensor '%s'", se->name);
   }
@@ -1584,7 +1648,7 @@ static pxtStatus fillSensors(pxcCtx* c, pxModel* m) {
       x.needstage = kSensorInfo[x.type].needstage;
     }
     TRY(checkSensor(c, m, &x, obj, ref));
-    int dim = sensorDim(s, &x);
+    int dim = sensorDim(c, m, &x);
     if (x.cutoff > 0 && (x.datatype == PX_DATATYPE_QUATERNION ||
                          (x.datatype == PX_DATATYPE_AXIS && x.type != PX_SENS_GEOMNORMAL))) {
       return ERR(src, tag, "cutoff applied to axis or quaternion datatype in sensor");

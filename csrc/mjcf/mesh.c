@@ -96,6 +96,7 @@ void pxc_meshFree(pxcMesh* mesh) {
   if (!mesh) return;
   free(mesh->vert);
   free(mesh->face);
+  free(mesh->normal);
   free(mesh->graph);
   free(mesh->polyvertnum);
   free(mesh->polyvert);
@@ -1597,6 +1598,45 @@ static void transformVertices(double* dvert, int nvert, const pxcMeshDef* def) {
   }
 }
 
+// the user normals under refquat and scale (normals are covectors: divided by the scale), each
+// then normalized in float (MuJoCo's ApplyTransformations)
+static void transformNormals(pxcMesh* mesh, const pxcMeshDef* def) {
+  const double* rq = def->refquat;
+  if (rq[0] != 1 || rq[1] != 0 || rq[2] != 0 || rq[3] != 0) {
+    double q[4] = {rq[0], rq[1], rq[2], rq[3]};
+    double m[9];
+    normVec4(q);
+    pxu_quat2Mat(m, q);
+    for (int i = 0; i < mesh->nnormal; i++) {
+      float* n = mesh->normal + 3 * i;
+      double v[3] = {n[0], n[1], n[2]};
+      n[0] = (float)(m[0] * v[0] + m[3] * v[1] + m[6] * v[2]);
+      n[1] = (float)(m[1] * v[0] + m[4] * v[1] + m[7] * v[2]);
+      n[2] = (float)(m[2] * v[0] + m[5] * v[1] + m[8] * v[2]);
+    }
+  }
+  const double* s = def->scale;
+  if (s[0] != 1 || s[1] != 1 || s[2] != 1) {
+    for (int i = 0; i < mesh->nnormal; i++) {
+      for (int k = 0; k < 3; k++) mesh->normal[3 * i + k] = (float)(mesh->normal[3 * i + k] / s[k]);
+    }
+  }
+  for (int i = 0; i < mesh->nnormal; i++) {
+    float* n = mesh->normal + 3 * i;
+    float len = n[0] * n[0] + n[1] * n[1] + n[2] * n[2];
+    if (len > MINVAL) {
+      float scl = 1 / sqrtf(len);
+      n[0] *= scl;
+      n[1] *= scl;
+      n[2] *= scl;
+    } else {
+      n[0] = 0;
+      n[1] = 0;
+      n[2] = 1;
+    }
+  }
+}
+
 // volume, center of mass, principal inertia and frame; fills mesh->pos, quat, volume/surface,
 // eigval, boxsz
 static pxtStatus massProperties(pxcMesh* mesh, const double* dvert, int mode, const char* name,
@@ -1740,6 +1780,7 @@ pxtStatus pxc_meshProcess(pxcMesh* mesh, const pxcMeshDef* def, pxStatus* st) {
   // user transformation, then mass properties
   if (code == PX_OK) {
     transformVertices(dvert, nvert, def);
+    transformNormals(mesh, def);
     code = massProperties(mesh, dvert, mode, name, work, st);
   }
 
@@ -1763,6 +1804,15 @@ pxtStatus pxc_meshProcess(pxcMesh* mesh, const pxcMeshDef* def, pxStatus* st) {
         v[k] = t[k];
         a[k] = fmin(a[k], v[k]);
         a[k + 3] = fmax(a[k + 3], v[k]);
+      }
+    }
+
+    // user normals into the principal frame (MuJoCo's Rotate)
+    for (int i = 0; i < mesh->nnormal; i++) {
+      float* nr = mesh->normal + 3 * i;
+      double v[3] = {nr[0], nr[1], nr[2]};
+      for (int k = 0; k < 3; k++) {
+        nr[k] = (float)(m[3 * k + 0] * v[0] + m[3 * k + 1] * v[1] + m[3 * k + 2] * v[2]);
       }
     }
 

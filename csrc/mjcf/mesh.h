@@ -43,6 +43,18 @@ typedef enum {
   PX_MESH_INERTIA_SHELL        // surface inertia of the faces
 } pxtMeshInertia;
 
+// MuJoCo's mjtMeshBuiltin (same values)
+typedef enum {
+  PX_MESH_BUILTIN_NONE = 0,
+  PX_MESH_BUILTIN_SPHERE,
+  PX_MESH_BUILTIN_HEMISPHERE,
+  PX_MESH_BUILTIN_CONE,
+  PX_MESH_BUILTIN_SUPERTORUS,
+  PX_MESH_BUILTIN_SUPERSPHERE,
+  PX_MESH_BUILTIN_WEDGE,
+  PX_MESH_BUILTIN_PLATE
+} pxtMeshBuiltin;
+
 // processing options, from the <mesh> element and the geoms that use it
 typedef struct {
   double scale[3];    // per-axis scale (default 1 1 1); a negative product flips face winding
@@ -62,6 +74,12 @@ typedef struct {
   float* vert;  // vertex positions                                     (nvert x 3)
   int nface;    // number of triangles (mesh_facenum); 0 before processing: faces from the hull
   int* face;    // vertex indices of the triangles, counterclockwise     (nface x 3)
+
+  // user normals (builtin wedge and plate only: a frame of 3 unit vectors per vertex, normal
+  // then two tangents); transformed like MuJoCo's mesh_normal (refquat, inverse scale,
+  // normalized in float, then into the principal frame). nnormal = 0, normal = NULL otherwise.
+  int nnormal;    // number of 3-vectors (3 * nvert for per-vertex frames)
+  float* normal;  // (nnormal x 3)
 
   // convex hull, MuJoCo's mesh_graph layout (szgraph = 0: no graph, mesh_graphadr = -1):
   //   numvert, numface, vert_edgeadr[numvert], vert_globalid[numvert],
@@ -120,6 +138,13 @@ pxtStatus pxc_meshLoadFile(pxcMesh* mesh, const char* path, pxStatus* st);
 // to float, as MuJoCo stores them; nface may be 0 (the hull then gives the faces).
 pxtStatus pxc_meshSetInline(pxcMesh* mesh, const double* vert, int nvert, const int* face,
                             int nface, pxStatus* st);
+
+// Generate a builtin mesh (MuJoCo's mjs_makeMesh: builtin is a pxtMeshBuiltin, params as given
+// in the MJCF) into an empty mesh: vertices, faces (none for wedge and cone: the hull gives them)
+// and, for wedge and plate, per-vertex frames. plate sets *inertia to PX_MESH_INERTIA_SHELL as
+// MuJoCo does. Errors carry MuJoCo's messages (PX_ERR_MJCF).
+pxtStatus pxc_meshBuiltin(pxcMesh* mesh, int builtin, const double* params, int nparams,
+                          int* inertia, const char* name, pxStatus* st);
 
 // Process a loaded mesh (see the top of this file). On success mesh->vert, face, graph, pos,
 // quat, volume/surface, eigval, boxsz and aamm hold MuJoCo's compiled values; on failure the

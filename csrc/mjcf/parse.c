@@ -316,8 +316,25 @@ static pxtStatus readMesh(pxcCtx* c, pxcNode* n, pxcMeshSpec* m, int isdefault) 
       m->nface = nface;
       free(face);
     }
-    static const char* const unsup[] = {"normal",   "texcoord",     "builtin",      "params",
-                                        "material", "content_type", "smoothnormal", NULL};
+    // builtin meshes (MuJoCo's mjs_makeMesh, csrc/mjcf/mesh_builtin.c); "none" is kept as -1:
+    // MuJoCo rejects it as an unsupported mesh type
+    static const char* const builtin[] = {"none",  "sphere",     "hemisphere",
+                                          "cone",  "supertorus", "supersphere",
+                                          "wedge", "plate",      NULL};
+    static const int builtinv[] = {-1, 1, 2, 3, 4, 5, 6, 7};
+    READ(pxc_readKeyword(c, n, "builtin", builtin, builtinv, &m->builtin));
+    if (m->builtin) {
+      double* params = NULL;
+      int nparams = 0;
+      r = pxc_readList(c, n, "params", &params, &nparams);
+      READ(r);
+      if (!r) return pxc_error(c, n, "missing required attribute 'params'");
+      for (int i = 0; i < nparams && i < 8; i++) m->params[i] = params[i];
+      m->nparams = nparams;
+      free(params);
+    }
+    static const char* const unsup[] = {"normal",       "texcoord",     "material",
+                                        "content_type", "smoothnormal", NULL};
     for (int i = 0; unsup[i]; i++) {
       if (pxc_xmlAttr(n, unsup[i])) {
         char what[64];

@@ -954,6 +954,20 @@ static pxtStatus readSensorBase(pxcCtx* c, pxcNode* n, pxcSensor* se) {
   return PX_OK;
 }
 
+// the attributes a <tactile> sensor has beside geom and mesh: the base ones without cutoff and
+// noise (MuJoCo's schema)
+static pxtStatus readTactileBase(pxcCtx* c, pxcNode* n, pxcSensor* se) {
+  static const char* const interp[] = {"zoh", "linear", "cubic", NULL};
+  static const int interpv[] = {0, 1, 2};
+  READ(pxc_readName(c, n, "name", se->name));
+  READ(pxc_readInt(c, n, "nsample", &se->nsample));
+  READ(pxc_readKeyword(c, n, "interp", interp, interpv, &se->interp));
+  READ(pxc_readNum(c, n, "delay", &se->delay));
+  READ(pxc_readNums(c, n, "interval", 1, 2, se->interval, NULL));
+  READ(pxc_readUser(c, n, &se->user));
+  return PX_OK;
+}
+
 static pxtStatus readFrameObj(pxcCtx* c, pxcNode* n, pxcSensor* se, int withref) {
   int r = pxc_readKeyword(c, n, "objtype", kFrameObj, kFrameObjValues, &se->objtype);
   READ(r);
@@ -1083,14 +1097,13 @@ static pxtStatus readUserSensor(pxcCtx* c, pxcNode* n, pxcSensor* se) {
 
 static pxtStatus parseSensor(pxcCtx* c, pxcNode* n) {
   pxcSpec* s = c->spec;
-  if (!strcmp(n->name, "tactile")) return unsupported(c, n, "the <tactile> sensor");
   if (!strcmp(n->name, "plugin")) return unsupported(c, n, "sensor plugins");
   const sensorDef* def = NULL;
   for (int i = 0; kSensors[i].tag; i++) {
     if (!strcmp(n->name, kSensors[i].tag)) def = kSensors + i;
   }
-  static const char* const special[] = {"rangefinder", "distance", "normal", "fromto",
-                                        "contact",     "user",     NULL};
+  static const char* const special[] = {"rangefinder", "distance", "normal",  "fromto",
+                                        "contact",     "user",     "tactile", NULL};
   int known = def != NULL;
   for (int i = 0; special[i]; i++) known |= !strcmp(n->name, special[i]);
   if (!known) return pxc_error(c, n, "unrecognized element in <sensor>");
@@ -1107,7 +1120,7 @@ static pxtStatus parseSensor(pxcCtx* c, pxcNode* n) {
   if (!strcmp(n->name, "user")) {
     TRY(readUserSensor(c, n, se));
   } else {
-    TRY(readSensorBase(c, n, se));
+    TRY(strcmp(n->name, "tactile") ? readSensorBase(c, n, se) : readTactileBase(c, n, se));
     if (def) {
       se->type = def->type;
       switch (def->form) {
@@ -1138,6 +1151,13 @@ static pxtStatus parseSensor(pxcCtx* c, pxcNode* n) {
       TRY(readRangefinder(c, n, se));
     } else if (!strcmp(n->name, "contact")) {
       TRY(readContactSensor(c, n, se));
+    } else if (!strcmp(n->name, "tactile")) {
+      // taxels at the vertices of a mesh, placed by a geom's frame
+      se->type = PX_SENS_TACTILE;
+      se->reftype = PX_OBJ_GEOM;
+      TRY(requiredName(c, n, "geom", se->refname));
+      se->objtype = PX_OBJ_MESH;
+      TRY(requiredName(c, n, "mesh", se->objname));
     } else {
       TRY(readGeomDist(c, n, se));
     }

@@ -163,7 +163,10 @@ typedef struct {
   double* vertex;
   int nvertex;  // values (3 per vertex)
   int* face;
-  int nface;  // values (3 per face)
+  int nface;         // values (3 per face)
+  int builtin;       // builtin="..." (MuJoCo's mjtMeshBuiltin: 1 sphere .. 7 plate), 0 none given
+  double params[8];  // params="..." of a builtin mesh (the first 8)
+  int nparams;       // number of values given in params
 } pxcMeshSpec;
 
 // tendon (class defaults and <fixed>/<spatial>); wraps are in pxcSpec.wrap
@@ -401,6 +404,11 @@ typedef struct {
   pxcDoc* doc;
   char suffix[PXC_NAME];  // name suffix inside <replicate> (MuJoCo appends the copy index)
   int depth;              // nesting of <model> assets
+  // set by the compiler before pxc_sizeMisc: the meshes' final names and vertex counts (the
+  // tactile sensor's dimension)
+  int nmeshc;
+  char* const* meshname;
+  const int* meshnvert;
 } pxcCtx;
 
 // return a failed status from the enclosing function

@@ -152,13 +152,32 @@ static PyObject* flaggedResult(int n) {
 
 static int batch_init(PyObject* selfobj, PyObject* args, PyObject* kwds) {
   BatchObject* self = (BatchObject*)selfobj;
-  static char* kwlist[] = {"model", "num_worlds", "num_threads", "seed", NULL};
-  PyObject *model, *seedobj = NULL;
+  static char* kwlist[] = {"model", "num_worlds", "num_threads", "seed", "nconmax", "njmax", NULL};
+  PyObject *model, *seedobj = NULL, *capobj[2] = {NULL, NULL};
   Py_ssize_t nworld;
   int nthread = 0;
-  if (!PyArg_ParseTupleAndKeywords(args, kwds, "On|iO:Batch", kwlist, &model, &nworld, &nthread,
-                                   &seedobj)) {
+  if (!PyArg_ParseTupleAndKeywords(args, kwds, "On|iO$OO:Batch", kwlist, &model, &nworld, &nthread,
+                                   &seedobj, &capobj[0], &capobj[1])) {
     return -1;
+  }
+  // capacities: None (the model's) or an int in [0, cap]
+  int cap[2] = {-1, -1};
+  static const char* const capname[2] = {"nconmax", "njmax"};
+  static const int capmax[2] = {PX_NCONMAX_CAP, PX_NEFCMAX_CAP};
+  for (int k = 0; k < 2; k++) {
+    if (!capobj[k] || capobj[k] == Py_None) continue;
+    long v = PyLong_Check(capobj[k]) && !PyBool_Check(capobj[k]) ? PyLong_AsLong(capobj[k]) : -2;
+    if (v == -1 && PyErr_Occurred()) {
+      PyErr_Clear();  // beyond a long: reported as out of range below
+      v = -2;
+    }
+    if (v < 0 || v > capmax[k]) {
+      PyErr_Format(PyExc_ValueError,
+                   "Batch: %s must be None (the model's capacity) or an int in [0, %d], got %R",
+                   capname[k], capmax[k], capobj[k]);
+      return -1;
+    }
+    cap[k] = (int)v;
   }
   if (self->b) {
     PyErr_SetString(PyExc_RuntimeError, "Batch is already initialized");
@@ -181,7 +200,7 @@ static int batch_init(PyObject* selfobj, PyObject* args, PyObject* kwds) {
   pxStatus st;
   px_statusClear(&st);
   // with the GIL held: pxb_make freezes the model (m->frozen), which Python code reads
-  pxBatch* b = pxb_make(m, (int)nworld, nthread, seed, &st);
+  pxBatch* b = pxb_makeCap(m, (int)nworld, nthread, seed, cap[0], cap[1], &st);
   if (!b) {
     py_raise(&st);
     return -1;
@@ -603,6 +622,13 @@ static PyObject* batch_get_nbytes(PyObject* selfobj, void* closure) {
   return PyLong_FromSize_t(n);
 }
 
+// the contact (closure NULL) or constraint-row capacity of every world
+static PyObject* batch_get_capacity(PyObject* selfobj, void* closure) {
+  BatchObject* self = (BatchObject*)selfobj;
+  if (!self->b) return PyLong_FromLong(0);
+  return PyLong_FromLong(closure ? self->b->worlds->nefcmax : self->b->worlds->nconmax);
+}
+
 static PyObject* batch_get_autoreset(PyObject* selfobj, void* closure) {
   (void)closure;
   BatchObject* self = (BatchObject*)selfobj;
@@ -637,6 +663,8 @@ static PyObject* batch_dir(PyObject* selfobj, PyObject* unused) {
       "set_autoreset",
       "autoreset",
       "nbytes",
+      "nconmax",
+      "njmax",
       NULL};
   return py_nameList(names);
 }
@@ -709,6 +737,10 @@ static PyGetSetDef batchGetSet[] = {
      "bytes of the worlds' storage (state, contacts, constraint rows, scratch), generators and "
      "flags; per-world parameter blocks not included",
      NULL},
+    {"nconmax", batch_get_capacity, NULL,
+     "contact capacity of every world (contacts beyond it flag the world: contactfull)", NULL},
+    {"njmax", batch_get_capacity, NULL,
+     "constraint-row capacity of every world (rows beyond it flag the world: cnstrfull)", (void*)1},
     {NULL, NULL, NULL, NULL, NULL}};
 
 static PyTypeObject BatchType = {
@@ -723,8 +755,10 @@ static PyTypeObject BatchType = {
     .tp_init = batch_init,
     .tp_new = PyType_GenericNew,
     .tp_doc =
-        "Batch(model, num_worlds, *, num_threads=0, seed=0): num_worlds worlds over one "
-        "Model; every per-world array is a (num_worlds, ...) zero-copy NumPy view.",
+        "Batch(model, num_worlds, num_threads=0, seed=0, *, nconmax=None, njmax=None): "
+        "num_worlds worlds over one Model; every per-world array is a (num_worlds, ...) "
+        "zero-copy NumPy view. nconmax, njmax: contact and constraint-row capacity of each "
+        "world (None: the model's <size> or static bounds); a world beyond them is flagged.",
 };
 
 int py_addBatchType(PyObject* mod) {

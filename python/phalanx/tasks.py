@@ -23,7 +23,7 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from phalanx import _core
-from phalanx.vector import VectorEnv, _merge
+from phalanx.vector import VectorEnv, _any, _merge
 
 __all__ = ["make_vec", "TaskVectorEnv", "TASK_IDS"]
 
@@ -354,7 +354,7 @@ class TaskVectorEnv(VectorEnv):
 
     def __init__(self, env_id, num_envs=1, num_threads=None, seed=0,
                  autoreset_mode=AutoresetMode.NEXT_STEP, copy=True,
-                 max_episode_steps=_DEFAULT, **kwargs):
+                 max_episode_steps=_DEFAULT, nconmax=None, njmax=None, **kwargs):
         from phalanx import Model
 
         _check_id(env_id)
@@ -384,7 +384,8 @@ class TaskVectorEnv(VectorEnv):
             model, n, self._obs_fn, self._reward_fn, self._terminated_fn,
             info_fn=None, frame_skip=kw["frame_skip"], max_episode_steps=max_episode_steps,
             autoreset_mode=autoreset_mode, num_threads=num_threads, seed=seed,
-            observation_space=spaces.Box(-np.inf, np.inf, (obs_dim,), np.float64), copy=copy)
+            observation_space=spaces.Box(-np.inf, np.inf, (obs_dim,), np.float64), copy=copy,
+            nconmax=nconmax, njmax=njmax)
         # Gymnasium's MujocoEnv action space: the control ranges as float32
         bounds = np.asarray(model.actuator_ctrlrange, dtype=np.float64).astype(np.float32)
         self.single_action_space = spaces.Box(bounds[:, 0], bounds[:, 1], dtype=np.float32)
@@ -449,9 +450,9 @@ class TaskVectorEnv(VectorEnv):
         n = self.num_envs
         step = mask & ~self._fresh
         reset = mask & self._fresh
-        if step.any():
+        if _any(step):
             _merge(infos, self._info_values(self._order, step), step, n)
-        if reset.any():
+        if _any(reset):
             _merge(infos, self._info_values(self._reset_names, reset), reset, n)
         return infos
 
@@ -459,10 +460,11 @@ class TaskVectorEnv(VectorEnv):
         out = self._runner.out
         b = self.batch
         values = {}
+        stepped = not _any(mask & self._fresh)  # the step's outputs are valid for the mask
         for name in names:
             if name == "reward_ctrl" and self._f32 is not None:
                 values[name] = self._ctrl32()
-            elif name in self._step_names and not (mask & self._fresh).any():
+            elif name in self._step_names and stepped:
                 v = np.array(out[:, 2 + self._step_names.index(name)])
                 if self.env_id == "InvertedPendulum-v5":
                     v = v.astype(np.int64)
@@ -522,7 +524,8 @@ class TaskVectorEnv(VectorEnv):
 
 
 def make_vec(env_id, num_envs=1, num_threads=None, seed=0,
-             autoreset_mode=AutoresetMode.NEXT_STEP, copy=True, **kwargs):
+             autoreset_mode=AutoresetMode.NEXT_STEP, copy=True, nconmax=None, njmax=None,
+             **kwargs):
     """A Gymnasium vector env of ``num_envs`` copies of a Gymnasium MuJoCo v5 task on phalanx.
 
     Args:
@@ -532,6 +535,9 @@ def make_vec(env_id, num_envs=1, num_threads=None, seed=0,
         seed: seed of the per-env generators (env i from seed + i).
         autoreset_mode: NEXT_STEP (default), SAME_STEP or DISABLED, as Gymnasium's SyncVectorEnv.
         copy: return fresh observation arrays (True) or a view the next call overwrites.
+        nconmax, njmax: contact and constraint-row capacity of each world (None: the model's
+            static bounds); smaller capacities save memory, and an env that needs more than
+            them is truncated with ``infos["truncation_reason"]`` "contactfull" / "cnstrfull".
         **kwargs: the task's Gymnasium keyword arguments (reward weights, ranges,
             reset_noise_scale, the observation options, frame_skip, xml_file) and
             ``max_episode_steps`` (left out: Gymnasium's registration, 1000 or 50 for Reacher
@@ -539,4 +545,5 @@ def make_vec(env_id, num_envs=1, num_threads=None, seed=0,
     """
     _check_id(env_id)
     return TaskVectorEnv(env_id, num_envs=num_envs, num_threads=num_threads, seed=seed,
-                         autoreset_mode=autoreset_mode, copy=copy, **kwargs)
+                         autoreset_mode=autoreset_mode, copy=copy, nconmax=nconmax,
+                         njmax=njmax, **kwargs)

@@ -158,3 +158,58 @@ def test_autoreset_errors():
     with pytest.raises(ValueError, match="qpos_noise must be finite"):
         b.set_autoreset(True, qpos_noise=-1.0)
     assert not b.autoreset
+
+
+def stepped(b, low, nstep=3):
+    drop(b, low)
+    for _ in range(nstep):
+        b.step()
+    return b
+
+
+@pytest.mark.parametrize("nconmax,njmax", [(2, -1), (10, 10), (1, 0), (40, 200)])
+def test_batch_capacities_equal_size(nconmax, njmax):
+    # Batch(nconmax=, njmax=) over a model without <size> equals the model compiled with
+    # <size nconmax njmax>: flags, warnings and every data array, bit for bit
+    ref = stepped(phalanx.Batch(balls(nconmax, njmax), 5, 2), low=[1, 3])
+    base = balls(nconmax=-1)
+    b = stepped(phalanx.Batch(base, 5, 2, nconmax=nconmax, njmax=None if njmax < 0 else njmax),
+                low=[1, 3])
+    assert b.nconmax == nconmax == ref.nconmax
+    assert b.njmax == ref.njmax
+    assert list(b.flags) == list(ref.flags)
+    for f in list(phalanx._core.DATA_FIELDS) + ["time"]:
+        assert np.asarray(getattr(b, f)).tobytes() == np.asarray(getattr(ref, f)).tobytes(), f
+    # the storage is that of the <size> model's worlds
+    assert b.nbytes == ref.nbytes
+
+
+def test_batch_capacity_errors():
+    m = balls(nconmax=-1)
+    for bad in (-1, -5, 10**12, 2.0, True, "3", 10001):
+        with pytest.raises(ValueError, match="nconmax must be None"):
+            phalanx.Batch(m, 2, nconmax=bad)
+    with pytest.raises(ValueError, match="njmax must be None"):
+        phalanx.Batch(m, 2, njmax=20001)
+    b = phalanx.Batch(m, 2, nconmax=0, njmax=0)
+    assert (b.nconmax, b.njmax) == (0, 0)
+    stepped(b, low=[1])
+    assert b.flags[1] == 1 << phalanx.BATCH_FLAGS.index("contactfull") and b.flags[0] == 0
+
+
+def test_make_vec_capacities():
+    env = phalanx.make_vec("Humanoid-v5", num_envs=2, num_threads=0, nconmax=24, njmax=120)
+    full = phalanx.make_vec("Humanoid-v5", num_envs=2, num_threads=0)
+    assert (env.batch.nconmax, env.batch.njmax) == (24, 120)
+    assert env.batch.nbytes * 3 < full.batch.nbytes
+    # with room for what the episode needs, the trajectories are the same
+    for e in (env, full):
+        e.reset(seed=3)
+    acts = np.random.default_rng(0).uniform(-0.4, 0.4, (30, 2, 17))
+    for a in acts:
+        o1, r1, t1, u1, _ = env.step(a)
+        o2, r2, t2, u2, _ = full.step(a)
+        assert o1.tobytes() == o2.tobytes() and r1.tobytes() == r2.tobytes()
+        assert (t1 == t2).all() and (u1 == u2).all()
+    env.close()
+    full.close()

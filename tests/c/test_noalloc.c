@@ -78,6 +78,20 @@ static const char* kHistXML =
     "  </sensor>"
     "</mujoco>";
 
+// tactile sensors (builtin wedge and plate meshes) on a free ball and pad resting on a plane and
+// a box, contacts on: their scratch is the collision scratch's tail
+static const char* kTactileXML =
+    "<mujoco>"
+    "  <option timestep='0.002'/>"
+    "  <asset><mesh name='w' builtin='wedge' params='6 5 180 90 0' scale='.1 .1 .1'/>"
+    "    <mesh name='p' builtin='plate' params='4 3' scale='.1 .1 .02'/></asset>"
+    "  <worldbody><geom type='plane' size='5 5 .1'/><geom type='box' pos='.3 0 0' size='.1 .1 .1'/>"
+    "    <body pos='0 0 .09'><freejoint/><geom name='ball' size='.1' solref='.3 1'/>"
+    "      <geom name='pad' type='box' pos='.2 0 0' size='.1 .1 .02' solref='.3 1'/></body>"
+    "  </worldbody>"
+    "  <sensor><tactile geom='ball' mesh='w'/><tactile geom='pad' mesh='p'/></sensor>"
+    "</mujoco>";
+
 //---------------------------------- tests ---------------------------------------------------------
 
 static int test_wrappers_are_live(void) {
@@ -129,6 +143,10 @@ static int test_history_steps_allocate_nothing(void) {
   return stepsAllocateNothing(kHistXML);
 }
 
+static int test_tactile_steps_allocate_nothing(void) {
+  return stepsAllocateNothing(kTactileXML);
+}
+
 // pxb_step with per-world parameters (shallow model copies on the stack) and with the automatic
 // reset allocates nothing either, on the calling thread and on two pool threads
 static int test_batch_step_allocates_nothing(void) {
@@ -166,6 +184,7 @@ int main(void) {
   RUN_TEST(test_wrappers_are_live);
   RUN_TEST(test_forward_and_step_allocate_nothing);
   RUN_TEST(test_history_steps_allocate_nothing);
+  RUN_TEST(test_tactile_steps_allocate_nothing);
   RUN_TEST(test_batch_step_allocates_nothing);
   return TEST_SUMMARY();
 }

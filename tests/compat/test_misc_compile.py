@@ -561,7 +561,6 @@ UNSUPPORTED = [
 UNSUPPORTED_ELEMENTS = [
     ("<actuator><plugin plugin='mujoco.pid' joint='elbow'/></actuator>", "plugin"),
     ("<sensor><plugin plugin='mujoco.sensor.touch_grid'/></sensor>", "plugin"),
-    ("<sensor><tactile geom='fsph' mesh='m'/></sensor>", "tactile"),
     ("<equality><flex flex='f'/></equality>", "flex"),
     ("<equality><flexvert flex='f'/></equality>", "flex"),
     ("<default><dcmotor/></default>", "dcmotor"),

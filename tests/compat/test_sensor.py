@@ -10,7 +10,7 @@ test models, every corpus model with sensors (--full) and tests/compat/models/se
 which puts every sensor type phalanx computes on every object type MuJoCo accepts, with
 reference frames and cutoffs. Steps (Euler, RK4, implicitfast) are compared too: MuJoCo's step
 leaves the readings of its first forward evaluation. The rangefinder and contact sensors are
-compared in test_sensor_contact.py, which also checks that the tactile sensor is refused by name.
+compared in test_sensor_contact.py, the tactile sensor in test_tactile.py.
 Run with -s for the worst error per sensor type.
 """
 
@@ -178,7 +178,8 @@ def test_own_model_exercises_everything():
     user reads nonzero values somewhere (the comparisons are not of zeros), and cutoffs clip"""
     ref = mujoco.MjModel.from_xml_path(OWN)
     types = {stype(ref, i) for i in range(ref.nsensor)}
-    # (rangefinder and contact: test_sensor_contact.py; tactile and plugin: not computed)
+    # (rangefinder and contact: test_sensor_contact.py; tactile: test_tactile.py; plugin: not
+    # computed)
     computed = {n[len("mjSENS_"):].lower() for n in mujoco.mjtSensor.__members__} - {
         "rangefinder", "contact", "tactile", "plugin"}
     assert computed <= types, computed - types

@@ -11,7 +11,7 @@ so RF_CAMERA restates it with an explicit mesh), its ray test models, and models
 site rangefinders on every geom type with every data field and a cutoff, perspective (fovy and
 intrinsic) and orthographic camera rangefinders, and contact sensors over every object kind
 (none, site, geom, body, subtree), every reduce mode, several slots, both friction cones.
-The tactile sensor stays refused by name. Run with -s for the worst error per sensor type."""
+(The tactile sensor: test_tactile.py.) Run with -s for the worst error per sensor type."""
 
 import os
 
@@ -279,21 +279,6 @@ def test_contact_reduce_orders():
         np.testing.assert_array_equal(got, d[:n])
         checked += n
     assert checked > 10
-
-
-TACTILE = f"""<mujoco><asset><mesh name="lumpy" vertex="{_fmt(LUMPY)}"/></asset>
-  <worldbody><geom type="plane" size="1 1 .1"/>
-    <body pos="0 0 .2"><freejoint/><geom type="sphere" size=".2"/>
-      <geom name="skin" type="mesh" mesh="lumpy" contype="0" conaffinity="0"/></body>
-  </worldbody>
-  <sensor><tactile geom="skin" mesh="lumpy"/></sensor></mujoco>"""
-
-
-def test_tactile_refused():
-    """the tactile sensor stays refused by name (it needs mesh SDFs, octrees and mesh normals)"""
-    mujoco.MjModel.from_xml_string(TACTILE)  # a valid model
-    with pytest.raises(NotImplementedError, match="<tactile> sensor is not supported"):
-        phalanx.Model.from_xml_string(TACTILE)
 
 
 @pytest.mark.compat

@@ -9,10 +9,12 @@ the fp64 CPU per sensor. The CPU's readings are MuJoCo's (tests/compat/test_sens
 ties the GPU's to MuJoCo's.
 
 Models: tests/compat/models/sensors_all.xml with the sensor types the GPU refuses removed at
-load time (touch, rangefinder, contact, the limit sensors, the geom distance sensors), a small
-model of the energy, clock and user sensors with and without the energy flag (own, below), and
-corpus models with sensors (`--full` adds more); constraints disabled (the GPU runs no
-constraint stage). The refused types are errors naming them, before any GPU work.
+load time (touch, camera rangefinders, contact, the limit sensors, the geom distance sensors), a
+small model of the energy, clock and user sensors with and without the energy flag (own, below),
+site rangefinders over every geom type with every data field (RF_SITE of
+tests/compat/test_sensor_contact.py, which ties the CPU's readings to MuJoCo's), and corpus
+models with sensors (`--full` adds more); constraints disabled (the GPU runs no constraint
+stage). The refused types are errors naming them, before any GPU work.
 """
 
 import os
@@ -23,6 +25,7 @@ import numpy as np
 import pytest
 
 import phalanx
+from tests.compat.test_sensor_contact import RF_SITE
 from tests.conftest import SHARED_MODELS, shared_model
 from tests.vulkan.test_step import (EULER, IMPLICIT, IMPLICITFAST, INTEGRATOR, RK4, assert_same,
                                     random_batch, same_bits)
@@ -34,9 +37,11 @@ OK, WHY = phalanx.vulkan_available()
 HERE = os.path.dirname(os.path.abspath(__file__))
 SENSORS_ALL = os.path.join(HERE, "..", "compat", "models", "sensors_all.xml")
 
-# the sensor elements of the types the GPU does not compute (px_sensorCheckGPU)
+# the sensor elements of the types the GPU does not compute (px_sensorCheckGPU; rangefinders:
+# those on cameras)
 REFUSED = ("touch", "rangefinder", "contact", "jointlimitpos", "jointlimitvel", "jointlimitfrc",
-           "tendonlimitpos", "tendonlimitvel", "tendonlimitfrc", "distance", "normal", "fromto")
+           "tendonlimitpos", "tendonlimitvel", "tendonlimitfrc", "distance", "normal", "fromto",
+           "tactile")
 REFUSED_RE = re.compile(r"<(%s)\b[^>]*/>" % "|".join(REFUSED), re.S)
 
 # energy, clock and user sensors (every stage), cutoffs, subtree and acceleration sensors on a
@@ -110,8 +115,10 @@ FAST = [
     ("energy:both", IMPLICITFAST),
     ("energy:kinetic", RK4),
     ("energy:potential", EULER),
+    ("rf_site", EULER),
 ]
 FULL = FAST + [
+    ("rf_site", RK4),
     ("sensors_all", IMPLICIT),
     ("energy:both", EULER),
     ("energy:both", RK4),
@@ -163,6 +170,8 @@ def gpu_xml(path):
 def load(name, integrator, energy=None):
     if name == "sensors_all":
         model = phalanx.Model.from_xml_string(gpu_xml(SENSORS_ALL))
+    elif name == "rf_site":
+        model = phalanx.Model.from_xml_string(RF_SITE)
     elif name.startswith("energy:"):
         model = phalanx.Model.from_xml_string(ENERGY_VARIANTS[name[7:]])
     else:
@@ -314,7 +323,7 @@ def test_refusals(vk):
     base = gpu_xml(SENSORS_ALL)
     extra = {
         "touch": '<touch site="balltouch"/>',
-        "rangefinder": '<rangefinder site="s_tip"/>',
+        "rangefinder": '<rangefinder camera="fixedcam"/>',  # a site's runs on the GPU
         "contact": '<contact geom1="ballgeom"/>',
         "jointlimitpos": '<jointlimitpos joint="hinge"/>',
         "jointlimitvel": '<jointlimitvel joint="hinge"/>',
@@ -325,16 +334,22 @@ def test_refusals(vk):
         "distance": '<distance geom1="ballgeom" geom2="tipgeom"/>',
         "normal": '<normal geom1="ballgeom" geom2="tipgeom"/>',
         "fromto": '<fromto geom1="ballgeom" geom2="tipgeom"/>',
+        "tactile": '<tactile geom="ballgeom" mesh="taxels"/>',
     }
     assert set(extra) == set(REFUSED)
+    taxels = '<asset><mesh name="taxels" builtin="plate" params="3 3"/></asset><worldbody>'
     for typ, elem in extra.items():
-        model = phalanx.Model.from_xml_string(base.replace("<sensor>", "<sensor>" + elem, 1))
+        xml = base.replace("<sensor>", "<sensor>" + elem, 1)
+        if typ == "tactile":
+            xml = xml.replace("<worldbody>", taxels, 1)
+        model = phalanx.Model.from_xml_string(xml)
         model.opt.disableflags = model.opt.disableflags | DSBL_CONSTRAINT
         q = np.tile(model.qpos0, (2, 1))
         v = np.zeros((2, model.nv))
-        with pytest.raises(NotImplementedError, match=rf"sensor 0: {typ} \("):
+        name = "camera rangefinder" if typ == "rangefinder" else typ
+        with pytest.raises(NotImplementedError, match=rf"sensor 0: {name} (\(|sensors)"):
             vk.forward(model, q, v)
-        with pytest.raises(NotImplementedError, match=rf"sensor 0: {typ} \("):
+        with pytest.raises(NotImplementedError, match=rf"sensor 0: {name} (\(|sensors)"):
             vk.step(model, q, v)
         phalanx.forward(model, phalanx.Data(model))  # the CPU computes it
     model.opt.disableflags = model.opt.disableflags | int(mujoco.mjtDisableBit.mjDSBL_SENSOR)

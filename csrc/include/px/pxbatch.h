@@ -116,6 +116,19 @@ typedef struct {
 // A batch of nworld worlds over m (reset to qpos0, generators seeded from seed), or NULL with st
 // set: PX_ERR_ARG for bad counts, PX_ERR_UNSUPPORTED when px_step cannot run m.
 pxBatch* pxb_make(pxModel* m, int nworld, int nthread, uint64_t seed, pxStatus* st);
+// The same with per-world contact and constraint-row capacities: nconmax, njmax >= 0 replace the
+// model's (<size nconmax/njmax> or the static bounds, px_contactCapacity / px_efcCapacity), -1
+// keeps them. Contacts or rows beyond a capacity flag the world (contactfull, cnstrfull), as
+// beyond the model's own.
+pxBatch* pxb_makeCap(pxModel* m, int nworld, int nthread, uint64_t seed, int nconmax, int njmax,
+                     pxStatus* st);
+
+// For the batch's own passes (batch.c, task.c): run fn over the worlds on the pool and collect,
+// into b->status / b->errworld, the error of the lowest failed world that a task recorded with
+// pxb_chunkError (the first failed world of its chunk); nflagged[chunk] (cleared first) counts
+// the worlds each chunk flagged, and their sum is returned.
+int pxb_runCollect(pxBatch* b, pxfTask fn, void* ctx, int* nflagged);
+void pxb_chunkError(pxBatch* b, int chunk, int w, const pxStatus* st);
 
 // Join the pool, free the storage and unfreeze the model (NULL is fine).
 void pxb_free(pxBatch* b);

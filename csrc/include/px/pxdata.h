@@ -222,6 +222,10 @@ long px_dataFieldSize(const pxModel* m, const char* name);
 // Forward kinematics of one world (CPU executor of csrc/kern/kinematics.h).
 void px_kinematics(const pxModel* m, pxData* d);
 
+// Contact capacity per world: <size nconmax> when given, else the sum of MuJoCo's per-pair maxima
+// over the geom pairs that pass the static filters, at most PX_NCONMAX_CAP (overflow counts
+// CONTACTFULL)
+#define PX_NCONMAX_CAP 10000
 int px_contactCapacity(const pxModel* m);
 // body pairs the broad phase can return (those the static filters pass) and the sizes of the
 // per-world collision scratch (csrc/kern/collide_broad.h) for that capacity
@@ -427,15 +431,22 @@ pxtStatus px_rnePostConstraint(const pxModel* m, pxData* d, pxStatus* st);
 void px_rnePostConstraintRun(const pxModel* m, pxData* d);
 
 // Sensors (CPU executor of csrc/kern/sensor.h, MuJoCo's mj_sensorPos/Vel/Acc): px_sensorCheck
-// refuses by name the sensor types not computed (rangefinder, contact, tactile, plugin) and
-// sensor history; px_sensors computes sensordata after a forward pass (px_forward calls it) with
-// the lazily computed energy, subtree velocities and mj_rnePostConstraint; ke_in is energy[1] as
+// refuses by name the sensor types not computed (plugin) and user sensors with history;
+// px_sensors computes sensordata after a forward pass (px_forward calls it) with the lazily
+// computed energy, subtree velocities and mj_rnePostConstraint; ke_in is energy[1] as
 // it was when the forward pass started (an e_kinetic sensor with the energy flag reads it, as
 // MuJoCo's does).
 pxtStatus px_sensorCheck(const pxModel* m, pxStatus* st);
 // ... and, for the GPU executor (shaders/sensor.comp), the types it does not compute by name:
-// touch, rangefinder, contact, the joint and tendon limit sensors, the geom distance sensors
+// touch, rangefinder, contact, the joint and tendon limit sensors, the geom distance sensors,
+// tactile
 pxtStatus px_sensorCheckGPU(const pxModel* m, pxStatus* st);
+// The tactile sensor i (csrc/engine/tactile.c) into sensordata, after the collision stage; its
+// scratch is the tail of the collision scratch: px_tactileScratchReals/Ints values (0 without a
+// tactile sensor), included in px_colScratchReals/Ints.
+void px_sensorTactile(const pxModel* m, pxData* d, int i);
+long px_tactileScratchReals(const pxModel* m);
+long px_tactileScratchInts(const pxModel* m);
 void px_sensors(const pxModel* m, pxData* d, double ke_in);
 
 // Actuator and sensor history buffers (csrc/engine/history.c; MuJoCo 3.12's mju_historyInsert,

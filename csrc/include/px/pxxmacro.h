@@ -396,7 +396,14 @@
   X(int,     D_diag,               nv,          1) \
   X(int,     D_colind,             nD,          1) \
   X(int,     mapM2D,               nD,          1) \
-  X(int,     mapD2M,               nC,          1)
+  X(int,     mapD2M,               nC,          1) \
+  /* phalanx's (last, so that the GPU layout of every other field stays as it was): the */ \
+  /* per-vertex frames (normal, two tangents) of the meshes whose MuJoCo mesh_normal holds */ \
+  /* 3 normals per vertex (builtin wedge and plate), as mesh_normal holds them, at the rows */ \
+  /* of their vertices (zeros elsewhere); mesh_taxeladr: mesh_vertadr for those meshes, -1 */ \
+  /* for the others (what the tactile sensor reads) */ \
+  X(int,     mesh_taxeladr,        nmesh,       1) \
+  X(float,   mesh_taxelframe,      nmeshvert,   9)
 
 // per-world data arrays (each one contiguous (nworld, nrow*ncol) block in batch storage)
 #define PX_DATA_FIELDS(X) \
