@@ -69,12 +69,16 @@ int px_contactCapacity(const pxModel* m) {
 }
 
 int px_bodyPairCapacity(const pxModel* m) {
+  // counted with the parent filter off, so that disabling filterparent after the storage was
+  // made (opt.disableflags is read on every call) finds room for the parent-child pairs
+  pxModel all = *m;
+  all.opt.disableflags |= PX_DSBL_FILTERPARENT;
   long n = 0;
   for (int b1 = 0; b1 < m->nbody; b1++) {
     if (!m->body_contype[b1] && !m->body_conaffinity[b1]) continue;
     for (int b2 = b1 + 1; b2 < m->nbody; b2++) {
       if (!m->body_contype[b2] && !m->body_conaffinity[b2]) continue;
-      if (!pxk_colBodyPairOff(m, NULL, b1, b2)) n++;
+      if (!pxk_colBodyPairOff(&all, NULL, b1, b2)) n++;
     }
   }
   return n < INT_MAX ? (int)n : INT_MAX;

@@ -520,8 +520,10 @@ PX_FN int pxk_colIsPair(PX_MDC int g1, int g2, int startadr, int pairadr) {
 // the full sweep (pxk_broadphase).
 //
 // Cache (ints after the midphase's scratch, from pxk_fastFB, only for small models):
-//   +0 1 once built, +1 disableflags it was built for (filterparent), +2 its number of pairs L,
-//   [+3, +3 + nbody) sweep index of each body (-1: not in the sweep),
+//   +0 1 once built, +1 the fingerprint of the model fields it was built from (pxk_fastKey:
+//   disableflags, the bodies' bitmasks, welds, parents and dofs, the exclusions, which MuJoCo
+//   reads on every call, so that an edit after the Data was made rebuilds the list), +2 its
+//   number of pairs L, [+3, +3 + nbody) sweep index of each body (-1: not in the sweep),
 //   then L signatures, then L kinds (1: with an always-colliding body, 0: sweep pair).
 // Per call: reals [0, 6 nbody) the bounds of a body (column-major by body), [6n, 8n) its float32
 // entry and exit keys, ints [n, 2n) 1 once its bounds are computed.
@@ -535,6 +537,22 @@ static inline long pxk_fastFB(long nbody, long ngeom, long nbpmax, long nmax) {
 // ints the cache needs (0 for models above PXK_FAST_PAIRS)
 static inline long pxk_fastInts(long nbody, long nbpmax) {
   return nbpmax <= PXK_FAST_PAIRS ? 3 + nbody + 2 * nbpmax : 0;
+}
+
+// the fingerprint of the model fields the static pair list is built from: four independent
+// multiply-add accumulators over the bodies (short dependency chains), unsigned (wraps)
+static inline int pxk_fastKey(const pxModel* m) {
+  unsigned h0 = (unsigned)m->opt.disableflags, h1 = (unsigned)m->nbody;
+  unsigned h2 = (unsigned)m->nexclude, h3 = 0u;
+  for (int b = 0; b < m->nbody; b++) {
+    h0 = h0 * 0x9E3779B1u + (unsigned)m->body_contype[b];
+    h1 = h1 * 0x85EBCA77u + (unsigned)m->body_conaffinity[b];
+    h2 = h2 * 0xC2B2AE3Du + (unsigned)m->body_weldid[b] * 65599u + (unsigned)m->body_parentid[b];
+    h3 = h3 * 0x27D4EB2Fu + (unsigned)m->body_dofnum[b];
+  }
+  for (int i = 0; i < m->nexclude; i++) h3 = h3 * 0x165667B1u + (unsigned)m->exclude_signature[i];
+  unsigned h = h0 ^ (h1 * 0x9E3779B1u) ^ (h2 * 0x85EBCA77u) ^ (h3 * 0xC2B2AE3Du);
+  return (int)(h & 0x7FFFFFFFu);
 }
 
 // 0 when no geom pair of bodies b1 and b2 passes the bitmask and bounding-sphere tests of
@@ -566,8 +584,8 @@ static inline int pxk_fastMayTouch(const pxModel* m, pxData* d, int b1, int b2) 
   return 0;
 }
 
-// the cache of the static body-pair list, (re)built when absent or built for other flags
-static inline void pxk_fastBuild(const pxModel* m, pxData* d, int* c) {
+// the cache of the static body-pair list, (re)built when absent or built from other model fields
+static inline void pxk_fastBuild(const pxModel* m, pxData* d, int* c, int key) {
   int n = m->nbody;
   int* sapidx = c + 3;
   int* sig = c + 3 + n;
@@ -577,7 +595,7 @@ static inline void pxk_fastBuild(const pxModel* m, pxData* d, int* c) {
     sapidx[b] = (b >= 1 && pxk_bpCanCollide(m, d, b)) ? ns++ : -1;
   }
   int L = 0;
-  for (int b1 = 0; b1 < n; b1++) {
+  for (int b1 = 0; b1 < n && L >= 0; b1++) {
     if (!pxk_bpCanCollide(m, d, b1)) continue;
     int al1 = pxk_bpAlways(m, d, b1);
     for (int b2 = b1 + 1; b2 < n; b2++) {
@@ -587,14 +605,17 @@ static inline void pxk_fastBuild(const pxModel* m, pxData* d, int* c) {
       if (pxk_colBodyPairOff(m, d, b1, b2)) continue;
       int s = b1 * 65536 + b2;
       if (pxk_colExcluded(m, d, s)) continue;
-      if (L >= d->nbpmax) continue;  // cannot happen: nbpmax counts these pairs
+      if (L >= d->nbpmax) {
+        L = -1;  // beyond the capacity (bitmasks edited since the storage was made): full sweep
+        break;
+      }
       sig[L] = s;
       kind[L] = al;
       L++;
     }
   }
   c[2] = L;
-  c[1] = m->opt.disableflags;
+  c[1] = key;
   c[0] = 1;
 }
 
@@ -697,8 +718,10 @@ static inline int pxk_fastSweepMeets(const pxModel* m, pxData* d, int b1, int b2
 static inline int pxk_fastBroadphase(const pxModel* m, pxData* d, int nmax) {
   int n = m->nbody;
   int* c = d->colscr_i + pxk_fastFB(n, m->ngeom, d->nbpmax, nmax);
-  if (c[0] != 1 || c[1] != m->opt.disableflags) pxk_fastBuild(m, d, c);
+  int key = pxk_fastKey(m);
+  if (c[0] != 1 || c[1] != key) pxk_fastBuild(m, d, c, key);
   int L = c[2];
+  if (L < 0) return -1;
   const int* sapidx = c + 3;
   const int* sig = c + 3 + n;
   const int* kind = c + 3 + n + d->nbpmax;

@@ -441,3 +441,53 @@ def test_random_scenes(variant, shift, request):
     assert total > 0
     if variant == "override" and shift == 0.0 and full:
         assert dropped[1] > 0  # the midphase's inner nodes use o_margin, the leaves o_margin + gaps
+
+
+# four balls in a row on a plane, each touching its neighbours; the first two welded to a base
+EDIT_XML = """
+<mujoco>
+  <worldbody>
+    <geom type="plane" size="5 5 .1"/>
+    <body name="base" pos="0 0 .1">
+      <joint type="slide" axis="1 0 0"/>
+      <geom type="sphere" size=".1"/>
+      <body name="child" pos=".19 0 0"><joint type="slide" axis="0 1 0"/>
+        <geom type="sphere" size=".1"/></body>
+    </body>
+    <body name="c" pos=".38 0 .1"><freejoint/><geom type="sphere" size=".1"/></body>
+    <body name="d" pos=".57 0 .1"><freejoint/><geom type="sphere" size=".1"/></body>
+  </worldbody>
+</mujoco>
+"""
+
+
+def test_static_filter_edits_after_data():
+    """The CPU keeps a small model's statically admissible body pairs per world (collide.h's
+    pair cache); the fields MuJoCo's broad phase reads on every call (the bodies' contype and
+    conaffinity, the exclusions, filterparent) edited after the Data was made must be seen:
+    contacts equal MuJoCo's after each edit, with the same Data objects throughout."""
+    pm, mm = both(EDIT_XML)
+    pd, md = phalanx.Data(pm), mujoco.MjData(mm)
+    q = np.array(mm.qpos0)
+    seen = set()
+
+    def check(what):
+        collide(pm, mm, q, pd, md)
+        compare_contacts(pd, md, TOL, what)
+        seen.add(md.ncon)
+
+    check("as compiled")
+    c = mm.body("c").id
+    for m in (pm, mm):  # body c collides with nothing
+        m.body_contype[c] = 0
+        m.body_conaffinity[c] = 0
+    check("body c's bitmasks cleared")
+    for m in (pm, mm):
+        m.body_contype[c] = 1
+        m.body_conaffinity[c] = 1
+        m.opt.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_FILTERPARENT)
+    check("filterparent disabled")
+    for m in (pm, mm):
+        m.opt.disableflags &= ~int(mujoco.mjtDisableBit.mjDSBL_FILTERPARENT)
+    check("filterparent back")
+    assert len(seen) == 3, f"the edits changed nothing: contact counts {sorted(seen)}"
