@@ -126,6 +126,38 @@ PX_FN void pxk_crbBodies(PX_MD) {
   }
 }
 
+#ifdef PX_KERN_C
+// pxk_crb's C fast path: the same operations in the same order through local pointers (M, crb
+// and cdof are distinct arrays, so gcc keeps buf and the pointers in registers)
+PX_FN void pxk_crb(PX_MD) {
+  pxk_crbBodies(PX_MDARG);
+  PX_REAL *restrict mm = d->M;
+  const PX_REAL *restrict crb = d->crb;
+  const PX_REAL *restrict cdof = d->cdof;
+  const int *rowadr = m->M_rowadr;
+  const int *rownnz = m->M_rownnz;
+  const int *parent = m->dof_parentid;
+  int nv = m->nv;
+  PX_REAL buf[6];
+  for (int k = 0; k < m->nC; k++) mm[k] = PX_R(0.0);
+  for (int i = 0; i < nv; i++) {
+    int adr = rowadr[i];
+    if (m->dof_simplenum[i] != 0) {
+      mm[adr] = m->dof_M0[i];
+      continue;
+    }
+    int a = adr + rownnz[i] - 1;
+    PX_REAL arm = m->dof_armature[i] + pxk_actuatorArmature(PX_MDARGC 0, m->dof_jntid[i]);
+    mm[a] = arm;
+    pxk_smMulInertVec(buf, crb + 10 * m->dof_bodyid[i], cdof + 6 * i);
+    for (int j = i; j >= 0; j = parent[j]) {
+      PX_REAL dot = pxk_smDot6(cdof + 6 * j, buf);
+      mm[a] = mm[a] + dot;
+      a--;
+    }
+  }
+}
+#else
 // mj_crb: composite inertias, then the rows of M (independent, lane-strided)
 PX_FN void pxk_crb(PX_MD) {
   PXR inert[10];
@@ -161,6 +193,7 @@ PX_FN void pxk_crb(PX_MD) {
     }
   }
 }
+#endif
 
 // mj_tendonArmature: M += armature * ten_J' * ten_J on M's pattern (sequential: rows are shared)
 PX_FN void pxk_tendonArmature(PX_MD) {
