@@ -239,6 +239,80 @@ PX_FN void pxk_makeM(PX_MD) {
   pxk_tendonArmature(PX_MDARG);
 }
 
+#ifdef PX_KERN_C
+// C fast paths of the sparse L'DL factorization and solve (mj_factorI, mj_solveLD for one
+// vector) on the reduced layout of M: the same operations in the same order per element through
+// local pointers. A row update touches row i < k and reads row k; rows are disjoint ranges, so
+// the update loop is element-wise with restrict pointers and gcc vectorizes it.
+PX_FN void pxk_cFactorLD(const pxModel *m, PX_REAL *mat, PX_REAL *diaginv) {
+  const int *rowadr = m->M_rowadr;
+  const int *rownnz = m->M_rownnz;
+  const int *colind = m->M_colind;
+  for (int k = m->nv - 1; k >= 0; k--) {
+    int start = rowadr[k];
+    int diag = rownnz[k] - 1;
+    int end = start + diag;
+    PX_REAL invD = PX_R(1.0) / mat[end];
+    diaginv[k] = invD;
+    const PX_REAL *restrict rowk = mat + start;
+    for (int adr = end - 1; adr >= start; adr--) {
+      int i = colind[adr];
+      PX_REAL nl = -mat[adr];
+      PX_REAL scl = nl * invD;
+      PX_REAL *restrict rowi = mat + rowadr[i];
+      int n = rownnz[i];
+      for (int c = 0; c < n; c++) rowi[c] = rowi[c] + rowk[c] * scl;
+    }
+    PX_REAL *restrict rk = mat + start;
+    for (int c = 0; c < diag; c++) rk[c] = rk[c] * invD;
+  }
+}
+
+PX_FN void pxk_cSolveLD(const pxModel *m, const PX_REAL *restrict qld,
+                        const PX_REAL *restrict diaginv, PX_REAL *restrict x) {
+  const int *rowadr = m->M_rowadr;
+  const int *rownnz = m->M_rownnz;
+  const int *colind = m->M_colind;
+  int nv = m->nv;
+  for (int k = nv - 1; k >= 0; k--) {
+    int nnz = rownnz[k];
+    if (nnz == 1) continue;
+    PX_REAL xk = x[k];
+    if (xk != PX_R(0.0)) {
+      int s = rowadr[k];
+      for (int a = s; a < s + nnz - 1; a++) x[colind[a]] = x[colind[a]] - qld[a] * xk;
+    }
+  }
+  for (int k = 0; k < nv; k++) x[k] = x[k] * diaginv[k];
+  for (int k = 0; k < nv; k++) {
+    int nnz = rownnz[k] - 1;
+    if (nnz <= 0) continue;
+    const PX_REAL *l = qld + rowadr[k];
+    const int *ci = colind + rowadr[k];
+    PX_REAL r0 = PX_ZERO;
+    PX_REAL r1 = PX_ZERO;
+    PX_REAL r2 = PX_ZERO;
+    PX_REAL r3 = PX_ZERO;
+    int i = 0;
+    for (; i <= nnz - 4; i += 4) {
+      r0 += l[i] * x[ci[i]];
+      r1 += l[i + 1] * x[ci[i + 1]];
+      r2 += l[i + 2] * x[ci[i + 2]];
+      r3 += l[i + 3] * x[ci[i + 3]];
+    }
+    PX_REAL dot = (r0 + r2) + (r1 + r3);
+    for (; i < nnz; i++) dot += l[i] * x[ci[i]];
+    x[k] = x[k] - dot;
+  }
+}
+
+PX_FN void pxk_factorM(PX_MD) {
+  const PX_REAL *restrict src = d->M;
+  PX_REAL *restrict dst = d->qLD;
+  for (int k = 0; k < m->nC; k++) dst[k] = src[k];
+  pxk_cFactorLD(m, d->qLD, d->qLDiagInv);
+}
+#else
 // mj_factorM: qLD = M, then L'DL in place on the pattern of M (sequential backward over rows)
 PX_FN void pxk_factorM(PX_MD) {
   for (int k = PX_LANE; k < MS(nC); k += PX_NLANE) D(qLD, k) = D(M, k);
@@ -270,6 +344,7 @@ PX_FN void pxk_factorM(PX_MD) {
     }
   }
 }
+#endif
 
 //---------------------------------- solves and products with M ------------------------------------
 
@@ -337,12 +412,17 @@ PX_FN void pxk_factorM(PX_MD) {
     }                                                              \
   }
 
+#ifdef PX_KERN_C
+#define PXK_DEFINE_SOLVEM(name, field) \
+  PX_FN void name(PX_MDC int off) { pxk_cSolveLD(m, d->qLD, d->qLDiagInv, d->field + off); }
+#else
 // define `PX_FN void name(PX_MDC int off)`: solve with M in place on Data array `field`
 #define PXK_DEFINE_SOLVEM(name, field) \
   PX_FN void name(PX_MDC int off) {    \
     if (PX_LANE != 0) return;          \
     PXK_SOLVELD_BODY(D, field, off)    \
   }
+#endif
 
 // define `PX_FN void name(PX_MDC int roff, int voff)`: Data array res = M * Data array vec
 #define PXK_DEFINE_MULM(name, res, vec)        \
