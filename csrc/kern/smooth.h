@@ -150,11 +150,31 @@ PX_FN void pxk_crb(PX_MD) {
     PX_REAL arm = m->dof_armature[i] + pxk_actuatorArmature(PX_MDARGC 0, m->dof_jntid[i]);
     mm[a] = arm;
     pxk_smMulInertVec(buf, crb + 10 * m->dof_bodyid[i], cdof + 6 * i);
+#ifdef PX_SSE2
+    // pxk_smDot6 in two lanes: (a0 b0 + a2 b2, a1 b1 + a3 b3), then + (a4 b4 + a5 b5)
+    __m128d b01 = _mm_loadu_pd(buf);
+    __m128d b23 = _mm_loadu_pd(buf + 2);
+    __m128d b45 = _mm_loadu_pd(buf + 4);
+    for (int j = i; j >= 0; j = parent[j]) {
+      const PX_REAL *cj = cdof + 6 * j;
+      __m128d p01 = _mm_mul_pd(_mm_loadu_pd(cj), b01);
+      __m128d p23 = _mm_mul_pd(_mm_loadu_pd(cj + 2), b23);
+      __m128d p45 = _mm_mul_pd(_mm_loadu_pd(cj + 4), b45);
+      __m128d s = _mm_add_pd(p01, p23);
+      PX_REAL s02 = _mm_cvtsd_f64(s);
+      PX_REAL s13 = _mm_cvtsd_f64(_mm_unpackhi_pd(s, s));
+      PX_REAL s45 = _mm_cvtsd_f64(p45) + _mm_cvtsd_f64(_mm_unpackhi_pd(p45, p45));
+      PX_REAL dot = (s02 + s13) + s45;
+      mm[a] = mm[a] + dot;
+      a--;
+    }
+#else
     for (int j = i; j >= 0; j = parent[j]) {
       PX_REAL dot = pxk_smDot6(cdof + 6 * j, buf);
       mm[a] = mm[a] + dot;
       a--;
     }
+#endif
   }
 }
 #else
@@ -261,7 +281,15 @@ PX_FN void pxk_cFactorLD(const pxModel *m, PX_REAL *mat, PX_REAL *diaginv) {
       PX_REAL scl = nl * invD;
       PX_REAL *restrict rowi = mat + rowadr[i];
       int n = rownnz[i];
-      for (int c = 0; c < n; c++) rowi[c] = rowi[c] + rowk[c] * scl;
+      int c = 0;
+#ifdef PX_SSE2
+      __m128d s2 = _mm_set1_pd(scl);
+      for (; c + 2 <= n; c += 2) {
+        __m128d p = _mm_mul_pd(_mm_loadu_pd(rowk + c), s2);
+        _mm_storeu_pd(rowi + c, _mm_add_pd(_mm_loadu_pd(rowi + c), p));
+      }
+#endif
+      for (; c < n; c++) rowi[c] = rowi[c] + rowk[c] * scl;
     }
     PX_REAL *restrict rk = mat + start;
     for (int c = 0; c < diag; c++) rk[c] = rk[c] * invD;
