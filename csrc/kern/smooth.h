@@ -292,7 +292,12 @@ PX_FN void pxk_cFactorLD(const pxModel *m, PX_REAL *mat, PX_REAL *diaginv) {
       for (; c < n; c++) rowi[c] = rowi[c] + rowk[c] * scl;
     }
     PX_REAL *restrict rk = mat + start;
-    for (int c = 0; c < diag; c++) rk[c] = rk[c] * invD;
+    int c = 0;
+#ifdef PX_SSE2
+    __m128d inv2 = _mm_set1_pd(invD);
+    for (; c + 2 <= diag; c += 2) _mm_storeu_pd(rk + c, _mm_mul_pd(_mm_loadu_pd(rk + c), inv2));
+#endif
+    for (; c < diag; c++) rk[c] = rk[c] * invD;
   }
 }
 
