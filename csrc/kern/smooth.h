@@ -109,6 +109,28 @@ PX_FN PX_REAL pxk_actuatorArmature(PX_MDC int isTendon, int id) {
   return armature;
 }
 
+#ifdef PX_KERN_C
+// pxk_crbBodies's C fast path: the copy, then each parent += child in reverse body order (a
+// child follows its parent, so the rows are disjoint; two lanes are two scalar additions)
+PX_FN void pxk_crbBodies(PX_MD) {
+  PX_REAL *restrict crb = d->crb;
+  memcpy(crb, d->cinert, sizeof(PX_REAL) * 10 * (size_t)m->nbody);
+  for (int i = m->nbody - 1; i >= 0; i--) {
+    int p = m->body_parentid[i];
+    if (p > 0) {
+      PX_REAL *restrict cp = crb + 10 * p;
+      const PX_REAL *restrict ci = crb + 10 * i;
+      int k = 0;
+#ifdef PX_SSE2
+      for (; k < 10; k += 2) {
+        _mm_storeu_pd(cp + k, _mm_add_pd(_mm_loadu_pd(cp + k), _mm_loadu_pd(ci + k)));
+      }
+#endif
+      for (; k < 10; k++) cp[k] = cp[k] + ci[k];
+    }
+  }
+}
+#else
 // composite inertias: crb = cinert accumulated into parents (sequential, reverse body order)
 PX_FN void pxk_crbBodies(PX_MD) {
   for (int k = PX_LANE; k < 10 * MS(nbody); k += PX_NLANE) D(crb, k) = D(cinert, k);
@@ -125,6 +147,7 @@ PX_FN void pxk_crbBodies(PX_MD) {
     }
   }
 }
+#endif
 
 #ifdef PX_KERN_C
 // pxk_crb's C fast path: the same operations in the same order through local pointers (M, crb
