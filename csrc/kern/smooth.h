@@ -491,6 +491,62 @@ PXK_DEFINE_SOLVEM(pxk_solveM_qacc_smooth, qacc_smooth)
 
 //---------------------------------- velocity ------------------------------------------------------
 
+#ifdef PX_KERN_C
+// res = sum over the n dofs from adr of cdof_j * qvel_j (PXK_SM_MULDOFVEC on C pointers)
+PX_FN void pxk_cMulDofVec(PX_REAL *restrict res, const PX_REAL *restrict cdof,
+                          const PX_REAL *restrict qvel, int adr, int n) {
+  if (n == 1) {
+    for (int k = 0; k < 6; k++) res[k] = cdof[6 * adr + k] * qvel[adr];
+  } else {
+    for (int k = 0; k < 6; k++) res[k] = PX_ZERO;
+    for (int r = 0; r < n; r++) {
+      PX_REAL v = qvel[adr + r];
+      if (v != PX_R(0.0)) {
+        for (int k = 0; k < 6; k++) res[k] += cdof[6 * (adr + r) + k] * v;
+      }
+    }
+  }
+}
+
+// pxk_comVel's C fast path: the same operations in the same order through local pointers
+PX_FN void pxk_comVel(PX_MD) {
+  PX_REAL *restrict cvelall = d->cvel;
+  PX_REAL *restrict cdofdot = d->cdof_dot;
+  const PX_REAL *restrict cdof = d->cdof;
+  const PX_REAL *restrict qvel = d->qvel;
+  PX_REAL cvel[6];
+  PX_REAL tmp[6];
+  for (int k = 0; k < 6; k++) cvelall[k] = PX_R(0.0);
+  for (int i = 1; i < m->nbody; i++) {
+    const PX_REAL *pv = cvelall + 6 * m->body_parentid[i];
+    for (int k = 0; k < 6; k++) cvel[k] = pv[k];
+    int dofnum = m->body_dofnum[i];
+    int bda = m->body_dofadr[i];
+    for (int j = 0; j < dofnum; j++) {
+      int jtype = m->jnt_type[m->dof_jntid[bda + j]];
+      if (jtype == PX_JNT_FREE || jtype == PX_JNT_BALL) {
+        if (jtype == PX_JNT_FREE) {
+          for (int k = 0; k < 18; k++) cdofdot[6 * (bda + j) + k] = PX_R(0.0);
+          pxk_cMulDofVec(tmp, cdof, qvel, bda + j, 3);
+          for (int k = 0; k < 6; k++) cvel[k] += tmp[k];
+          j += 3;
+        }
+        for (int r = 0; r < 3; r++) {
+          pxk_smCrossMotion(cdofdot + 6 * (bda + j + r), cvel, cdof + 6 * (bda + j + r));
+        }
+        pxk_cMulDofVec(tmp, cdof, qvel, bda + j, 3);
+        for (int k = 0; k < 6; k++) cvel[k] += tmp[k];
+        j += 2;
+      } else {
+        pxk_smCrossMotion(cdofdot + 6 * (bda + j), cvel, cdof + 6 * (bda + j));
+        pxk_cMulDofVec(tmp, cdof, qvel, bda + j, 1);
+        for (int k = 0; k < 6; k++) cvel[k] += tmp[k];
+      }
+    }
+    for (int k = 0; k < 6; k++) cvelall[6 * i + k] = cvel[k];
+  }
+}
+#else
 // mj_comVel: cvel and cdof_dot (sequential over bodies)
 PX_FN void pxk_comVel(PX_MD) {
   PXR cvel[6];
@@ -535,6 +591,7 @@ PX_FN void pxk_comVel(PX_MD) {
     PXK_PUT(6, D, cvel, 6 * i, cvel);
   }
 }
+#endif
 
 // mj_rne without acceleration: qfrc_bias = cdof . (subtree sum of cinert cacc + cvel x cinert cvel)
 // with cacc from -gravity and cdof_dot * qvel (scratch rne_cacc, rne_cfrc)
