@@ -593,6 +593,55 @@ PX_FN void pxk_comVel(PX_MD) {
 }
 #endif
 
+#ifdef PX_KERN_C
+// pxk_rneBias's C fast path: the same operations in the same order through local pointers
+PX_FN void pxk_rneBias(PX_MD) {
+  PX_REAL *restrict cacc = d->rne_cacc;
+  PX_REAL *restrict cfrc = d->rne_cfrc;
+  const PX_REAL *restrict cinert = d->cinert;
+  const PX_REAL *restrict cvel = d->cvel;
+  PX_REAL tmp[6];
+  PX_REAL tmp1[6];
+  PX_REAL frc[6];
+  for (int k = 0; k < 6; k++) cacc[k] = PX_R(0.0);
+  if ((m->opt.disableflags & PX_DSBL_GRAVITY) == 0) {
+    for (int k = 0; k < 3; k++) {
+      PX_REAL g = m->opt.gravity[k];
+      cacc[3 + k] = g * PX_R(-1.0);
+    }
+  }
+  for (int i = 1; i < m->nbody; i++) {
+    pxk_cMulDofVec(tmp, d->cdof_dot, d->qvel, m->body_dofadr[i], m->body_dofnum[i]);
+    const PX_REAL *pa = cacc + 6 * m->body_parentid[i];
+    PX_REAL *acc = cacc + 6 * i;
+    for (int k = 0; k < 6; k++) acc[k] = pa[k] + tmp[k];
+    const PX_REAL *inert = cinert + 10 * i;
+    const PX_REAL *vel = cvel + 6 * i;
+    pxk_smMulInertVec(frc, inert, acc);
+    pxk_smMulInertVec(tmp, inert, vel);
+    pxk_smCrossForce(tmp1, vel, tmp);
+    for (int k = 0; k < 6; k++) cfrc[6 * i + k] = frc[k] + tmp1[k];
+  }
+  for (int k = 0; k < 6; k++) cfrc[k] = PX_R(0.0);
+  for (int i = m->nbody - 1; i > 0; i--) {
+    int p = m->body_parentid[i];
+    if (p != 0) {
+      PX_REAL *restrict cp = cfrc + 6 * p;
+      const PX_REAL *restrict ci = cfrc + 6 * i;
+      int k = 0;
+#ifdef PX_SSE2
+      for (; k < 6; k += 2) {
+        _mm_storeu_pd(cp + k, _mm_add_pd(_mm_loadu_pd(cp + k), _mm_loadu_pd(ci + k)));
+      }
+#endif
+      for (; k < 6; k++) cp[k] = cp[k] + ci[k];
+    }
+  }
+  for (int i = 0; i < m->nv; i++) {
+    d->qfrc_bias[i] = pxk_smDot6(d->cdof + 6 * i, cfrc + 6 * m->dof_bodyid[i]);
+  }
+}
+#else
 // mj_rne without acceleration: qfrc_bias = cdof . (subtree sum of cinert cacc + cvel x cinert cvel)
 // with cacc from -gravity and cdof_dot * qvel (scratch rne_cacc, rne_cfrc)
 PX_FN void pxk_rneBias(PX_MD) {
@@ -648,6 +697,7 @@ PX_FN void pxk_rneBias(PX_MD) {
     D(qfrc_bias, i) = b;
   }
 }
+#endif
 
 // the frame (pos, rot) of an object (body inertial frame, body frame, geom, site or camera) and
 // the body it moves with, which this returns (mj_objectVelocity/Acceleration's object lookup)
