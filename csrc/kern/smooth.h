@@ -113,13 +113,13 @@ PX_FN PX_REAL pxk_actuatorArmature(PX_MDC int isTendon, int id) {
 // pxk_crbBodies's C fast path: the copy, then each parent += child in reverse body order (a
 // child follows its parent, so the rows are disjoint; two lanes are two scalar additions)
 PX_FN void pxk_crbBodies(PX_MD) {
-  PX_REAL *restrict crb = d->crb;
+  PX_REAL* restrict crb = d->crb;
   memcpy(crb, d->cinert, sizeof(PX_REAL) * 10 * (size_t)m->nbody);
   for (int i = m->nbody - 1; i >= 0; i--) {
     int p = m->body_parentid[i];
     if (p > 0) {
-      PX_REAL *restrict cp = crb + 10 * p;
-      const PX_REAL *restrict ci = crb + 10 * i;
+      PX_REAL* restrict cp = crb + 10 * p;
+      const PX_REAL* restrict ci = crb + 10 * i;
       int k = 0;
 #ifdef PX_SSE2
       for (; k < 10; k += 2) {
@@ -154,12 +154,12 @@ PX_FN void pxk_crbBodies(PX_MD) {
 // and cdof are distinct arrays, so gcc keeps buf and the pointers in registers)
 PX_FN void pxk_crb(PX_MD) {
   pxk_crbBodies(PX_MDARG);
-  PX_REAL *restrict mm = d->M;
-  const PX_REAL *restrict crb = d->crb;
-  const PX_REAL *restrict cdof = d->cdof;
-  const int *rowadr = m->M_rowadr;
-  const int *rownnz = m->M_rownnz;
-  const int *parent = m->dof_parentid;
+  PX_REAL* restrict mm = d->M;
+  const PX_REAL* restrict crb = d->crb;
+  const PX_REAL* restrict cdof = d->cdof;
+  const int* rowadr = m->M_rowadr;
+  const int* rownnz = m->M_rownnz;
+  const int* parent = m->dof_parentid;
   int nv = m->nv;
   PX_REAL buf[6];
   for (int k = 0; k < m->nC; k++) mm[k] = PX_R(0.0);
@@ -179,7 +179,7 @@ PX_FN void pxk_crb(PX_MD) {
     __m128d b23 = _mm_loadu_pd(buf + 2);
     __m128d b45 = _mm_loadu_pd(buf + 4);
     for (int j = i; j >= 0; j = parent[j]) {
-      const PX_REAL *cj = cdof + 6 * j;
+      const PX_REAL* cj = cdof + 6 * j;
       __m128d p01 = _mm_mul_pd(_mm_loadu_pd(cj), b01);
       __m128d p23 = _mm_mul_pd(_mm_loadu_pd(cj + 2), b23);
       __m128d p45 = _mm_mul_pd(_mm_loadu_pd(cj + 4), b45);
@@ -287,22 +287,22 @@ PX_FN void pxk_makeM(PX_MD) {
 // vector) on the reduced layout of M: the same operations in the same order per element through
 // local pointers. A row update touches row i < k and reads row k; rows are disjoint ranges, so
 // the update loop is element-wise with restrict pointers and gcc vectorizes it.
-PX_FN void pxk_cFactorLD(const pxModel *m, PX_REAL *mat, PX_REAL *diaginv) {
-  const int *rowadr = m->M_rowadr;
-  const int *rownnz = m->M_rownnz;
-  const int *colind = m->M_colind;
+PX_FN void pxk_cFactorLD(const pxModel* m, PX_REAL* mat, PX_REAL* diaginv) {
+  const int* rowadr = m->M_rowadr;
+  const int* rownnz = m->M_rownnz;
+  const int* colind = m->M_colind;
   for (int k = m->nv - 1; k >= 0; k--) {
     int start = rowadr[k];
     int diag = rownnz[k] - 1;
     int end = start + diag;
     PX_REAL invD = PX_R(1.0) / mat[end];
     diaginv[k] = invD;
-    const PX_REAL *restrict rowk = mat + start;
     for (int adr = end - 1; adr >= start; adr--) {
+      const PX_REAL* restrict rowk = mat + start;
       int i = colind[adr];
       PX_REAL nl = -mat[adr];
       PX_REAL scl = nl * invD;
-      PX_REAL *restrict rowi = mat + rowadr[i];
+      PX_REAL* restrict rowi = mat + rowadr[i];
       int n = rownnz[i];
       int c = 0;
 #ifdef PX_SSE2
@@ -314,7 +314,7 @@ PX_FN void pxk_cFactorLD(const pxModel *m, PX_REAL *mat, PX_REAL *diaginv) {
 #endif
       for (; c < n; c++) rowi[c] = rowi[c] + rowk[c] * scl;
     }
-    PX_REAL *restrict rk = mat + start;
+    PX_REAL* restrict rk = mat + start;
     int c = 0;
 #ifdef PX_SSE2
     __m128d inv2 = _mm_set1_pd(invD);
@@ -324,11 +324,11 @@ PX_FN void pxk_cFactorLD(const pxModel *m, PX_REAL *mat, PX_REAL *diaginv) {
   }
 }
 
-PX_FN void pxk_cSolveLD(const pxModel *m, const PX_REAL *restrict qld,
-                        const PX_REAL *restrict diaginv, PX_REAL *restrict x) {
-  const int *rowadr = m->M_rowadr;
-  const int *rownnz = m->M_rownnz;
-  const int *colind = m->M_colind;
+PX_FN void pxk_cSolveLD(const pxModel* m, const PX_REAL* restrict qld,
+                        const PX_REAL* restrict diaginv, PX_REAL* restrict x) {
+  const int* rowadr = m->M_rowadr;
+  const int* rownnz = m->M_rownnz;
+  const int* colind = m->M_colind;
   int nv = m->nv;
   for (int k = nv - 1; k >= 0; k--) {
     int nnz = rownnz[k];
@@ -343,8 +343,8 @@ PX_FN void pxk_cSolveLD(const pxModel *m, const PX_REAL *restrict qld,
   for (int k = 0; k < nv; k++) {
     int nnz = rownnz[k] - 1;
     if (nnz <= 0) continue;
-    const PX_REAL *l = qld + rowadr[k];
-    const int *ci = colind + rowadr[k];
+    const PX_REAL* l = qld + rowadr[k];
+    const int* ci = colind + rowadr[k];
     PX_REAL r0 = PX_ZERO;
     PX_REAL r1 = PX_ZERO;
     PX_REAL r2 = PX_ZERO;
@@ -363,8 +363,8 @@ PX_FN void pxk_cSolveLD(const pxModel *m, const PX_REAL *restrict qld,
 }
 
 PX_FN void pxk_factorM(PX_MD) {
-  const PX_REAL *restrict src = d->M;
-  PX_REAL *restrict dst = d->qLD;
+  const PX_REAL* restrict src = d->M;
+  PX_REAL* restrict dst = d->qLD;
   for (int k = 0; k < m->nC; k++) dst[k] = src[k];
   pxk_cFactorLD(m, d->qLD, d->qLDiagInv);
 }
@@ -469,8 +469,10 @@ PX_FN void pxk_factorM(PX_MD) {
   }
 
 #ifdef PX_KERN_C
-#define PXK_DEFINE_SOLVEM(name, field) \
-  PX_FN void name(PX_MDC int off) { pxk_cSolveLD(m, d->qLD, d->qLDiagInv, d->field + off); }
+#define PXK_DEFINE_SOLVEM(name, field)                     \
+  PX_FN void name(PX_MDC int off) {                        \
+    pxk_cSolveLD(m, d->qLD, d->qLDiagInv, d->field + off); \
+  }
 #else
 // define `PX_FN void name(PX_MDC int off)`: solve with M in place on Data array `field`
 #define PXK_DEFINE_SOLVEM(name, field) \
@@ -493,8 +495,8 @@ PXK_DEFINE_SOLVEM(pxk_solveM_qacc_smooth, qacc_smooth)
 
 #ifdef PX_KERN_C
 // res = sum over the n dofs from adr of cdof_j * qvel_j (PXK_SM_MULDOFVEC on C pointers)
-PX_FN void pxk_cMulDofVec(PX_REAL *restrict res, const PX_REAL *restrict cdof,
-                          const PX_REAL *restrict qvel, int adr, int n) {
+PX_FN void pxk_cMulDofVec(PX_REAL* restrict res, const PX_REAL* restrict cdof,
+                          const PX_REAL* restrict qvel, int adr, int n) {
   if (n == 1) {
     for (int k = 0; k < 6; k++) res[k] = cdof[6 * adr + k] * qvel[adr];
   } else {
@@ -510,15 +512,15 @@ PX_FN void pxk_cMulDofVec(PX_REAL *restrict res, const PX_REAL *restrict cdof,
 
 // pxk_comVel's C fast path: the same operations in the same order through local pointers
 PX_FN void pxk_comVel(PX_MD) {
-  PX_REAL *restrict cvelall = d->cvel;
-  PX_REAL *restrict cdofdot = d->cdof_dot;
-  const PX_REAL *restrict cdof = d->cdof;
-  const PX_REAL *restrict qvel = d->qvel;
+  PX_REAL* restrict cvelall = d->cvel;
+  PX_REAL* restrict cdofdot = d->cdof_dot;
+  const PX_REAL* restrict cdof = d->cdof;
+  const PX_REAL* restrict qvel = d->qvel;
   PX_REAL cvel[6];
   PX_REAL tmp[6];
   for (int k = 0; k < 6; k++) cvelall[k] = PX_R(0.0);
   for (int i = 1; i < m->nbody; i++) {
-    const PX_REAL *pv = cvelall + 6 * m->body_parentid[i];
+    const PX_REAL* pv = cvelall + 6 * m->body_parentid[i];
     for (int k = 0; k < 6; k++) cvel[k] = pv[k];
     int dofnum = m->body_dofnum[i];
     int bda = m->body_dofadr[i];
@@ -596,10 +598,10 @@ PX_FN void pxk_comVel(PX_MD) {
 #ifdef PX_KERN_C
 // pxk_rneBias's C fast path: the same operations in the same order through local pointers
 PX_FN void pxk_rneBias(PX_MD) {
-  PX_REAL *restrict cacc = d->rne_cacc;
-  PX_REAL *restrict cfrc = d->rne_cfrc;
-  const PX_REAL *restrict cinert = d->cinert;
-  const PX_REAL *restrict cvel = d->cvel;
+  PX_REAL* restrict cacc = d->rne_cacc;
+  PX_REAL* restrict cfrc = d->rne_cfrc;
+  const PX_REAL* restrict cinert = d->cinert;
+  const PX_REAL* restrict cvel = d->cvel;
   PX_REAL tmp[6];
   PX_REAL tmp1[6];
   PX_REAL frc[6];
@@ -612,11 +614,11 @@ PX_FN void pxk_rneBias(PX_MD) {
   }
   for (int i = 1; i < m->nbody; i++) {
     pxk_cMulDofVec(tmp, d->cdof_dot, d->qvel, m->body_dofadr[i], m->body_dofnum[i]);
-    const PX_REAL *pa = cacc + 6 * m->body_parentid[i];
-    PX_REAL *acc = cacc + 6 * i;
+    const PX_REAL* pa = cacc + 6 * m->body_parentid[i];
+    PX_REAL* acc = cacc + 6 * i;
     for (int k = 0; k < 6; k++) acc[k] = pa[k] + tmp[k];
-    const PX_REAL *inert = cinert + 10 * i;
-    const PX_REAL *vel = cvel + 6 * i;
+    const PX_REAL* inert = cinert + 10 * i;
+    const PX_REAL* vel = cvel + 6 * i;
     pxk_smMulInertVec(frc, inert, acc);
     pxk_smMulInertVec(tmp, inert, vel);
     pxk_smCrossForce(tmp1, vel, tmp);
@@ -626,8 +628,8 @@ PX_FN void pxk_rneBias(PX_MD) {
   for (int i = m->nbody - 1; i > 0; i--) {
     int p = m->body_parentid[i];
     if (p != 0) {
-      PX_REAL *restrict cp = cfrc + 6 * p;
-      const PX_REAL *restrict ci = cfrc + 6 * i;
+      PX_REAL* restrict cp = cfrc + 6 * p;
+      const PX_REAL* restrict ci = cfrc + 6 * i;
       int k = 0;
 #ifdef PX_SSE2
       for (; k < 6; k += 2) {
