@@ -67,6 +67,9 @@ extra_compile = [
     "-fno-fast-math",
     "-O3",
     "-fno-math-errno",
+    # CPython's CFLAGS carry -fwrapv; the C code never relies on signed wrap-around (the C tests
+    # run under UBSan), and without it gcc can widen int indices and vectorize the kernels' loops
+    "-fno-wrapv",
 ]
 if dev:
     extra_compile += [

@@ -226,8 +226,12 @@ pxtStatus px_forward(const pxModel* m, pxData* d, pxStatus* st) {
 pxtStatus px_forwardSkip(const pxModel* m, pxData* d, int skipsensor, pxStatus* st) {
   pxtStatus code = px_forwardCheckCPU(m, st);
   if (code != PX_OK) return code;
+  return px_forwardSkipChecked(m, d, skipsensor, st);
+}
+
+pxtStatus px_forwardSkipChecked(const pxModel* m, pxData* d, int skipsensor, pxStatus* st) {
   double ke_in = d->energy[1];
-  code = forwardRun(m, d, st);
+  pxtStatus code = forwardRun(m, d, st);
   if (code != PX_OK) return code;
   // MuJoCo's lazy-evaluation flags as this pass leaves them (read by the sensor history update):
   // the energies are computed with the energy flag; the subtree velocities are cleared by the

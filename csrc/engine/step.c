@@ -183,16 +183,21 @@ static void rk4Store(const pxModel* m, pxData* d, int s, int state, int slope) {
   for (int k = 0; k < m->na && slope; k++) RK4_AT(rk4_act_dot, k, s) = d->act_dot[k];
 }
 
-// dX = sum over stages j < n of w[j] * (X[j] velocity, F[j]), accumulated in stage order
-static void rk4Combine(const pxModel* m, pxData* d, const double* w, int n) {
-  memset(d->rk4_dqvel, 0, sizeof(double) * (size_t)m->nv);
-  memset(d->rk4_dqacc, 0, sizeof(double) * (size_t)m->nv);
-  memset(d->rk4_dact, 0, sizeof(double) * (size_t)m->na);
-  for (int j = 0; j < n; j++) {
-    for (int k = 0; k < m->nv; k++) d->rk4_dqvel[k] += RK4_AT(rk4_qvel, k, j) * w[j];
-    for (int k = 0; k < m->nv; k++) d->rk4_dqacc[k] += RK4_AT(rk4_qacc, k, j) * w[j];
-    for (int k = 0; k < m->na; k++) d->rk4_dact[k] += RK4_AT(rk4_act_dot, k, j) * w[j];
+// dX = sum over stages j < n of w[j] * (X[j] velocity, F[j]), accumulated in stage order from
+// zero for each element (as MuJoCo's mju_zero then mju_addToScl per stage)
+static void rk4Sum(double* restrict res, const double* restrict col, const double* w, int n,
+                   int len) {
+  for (int k = 0; k < len; k++) {
+    double s = 0;
+    for (int j = 0; j < n; j++) s += col[4 * k + j] * w[j];
+    res[k] = s;
   }
+}
+
+static void rk4Combine(const pxModel* m, pxData* d, const double* w, int n) {
+  rk4Sum(d->rk4_dqvel, d->rk4_qvel, w, n, m->nv);
+  rk4Sum(d->rk4_dqacc, d->rk4_qacc, w, n, m->nv);
+  rk4Sum(d->rk4_dact, d->rk4_act_dot, w, n, m->na);
 }
 
 static pxtStatus rungeKutta(const pxModel* m, pxData* d) {
@@ -224,7 +229,9 @@ static pxtStatus rungeKutta(const pxModel* m, pxData* d) {
     rk4Store(m, d, i, 1, 0);
     d->time = T[i - 1];
 
-    px_forwardSkip(m, d, 1, &d->status);  // as MuJoCo: sensors from the first evaluation only
+    // as MuJoCo: sensors from the first evaluation only; the model passed the checks of the
+    // first pass of this step (px_step)
+    px_forwardSkipChecked(m, d, 1, &d->status);
     if (d->status.code != PX_OK) return d->status.code;
     rk4Store(m, d, i, 0, 1);
   }

@@ -302,6 +302,16 @@ PX_FN void pxk_advancePos(PX_MD) {
     }                                                                      \
   }
 
+#ifdef PX_KERN_C
+// C fast paths (kern/smooth.h): the same operations in the same order
+PX_FN void pxk_intgFactorH(PX_MD) {
+  pxk_cFactorLD(m, d->qH, d->qHDiagInv);
+}
+
+PX_FN void pxk_intgSolveH(PX_MD) {
+  pxk_cSolveLD(m, d->qH, d->qHDiagInv, d->qacc_warmstart);
+}
+#else
 // factor d->qH in place into L'DL with the inverse diagonal in d->qHDiagInv (mj_factorI)
 PX_FN void pxk_intgFactorH(PX_MD) {
   if (PX_LANE == 0) {
@@ -367,6 +377,7 @@ PX_FN void pxk_intgSolveH(PX_MD) {
   }
   PX_SYNC();
 }
+#endif
 
 // d->qacc_warmstart = qfrc_smooth + qfrc_constraint (the right-hand side of every solve)
 PX_FN void pxk_intgForce(PX_MD) {

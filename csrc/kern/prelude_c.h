@@ -135,4 +135,16 @@ static inline float px_bitsMakeFlt(uint32_t u) {
 // sensor i read from its history buffer instead of computed (csrc/engine/sensor.c), CPU only
 #define PXK_SN_FROMHISTORY(i) (m->nhistory > 0 && px_sensorFromHistory(m, d, i))
 
+// ---- C fast paths ----
+// A kernel may have a C-only fast path inside `#ifdef PX_KERN_C ... #else <the dialect code>
+// #endif` doing the same floating-point operations in the same order per element (restrict
+// local pointers, SIMD without FMA), so that results stay bit-equal to the dialect code on the GPU.
+// PX_SSE2: SSE2 intrinsics (every x86-64 has them) in double builds; two lanes do the same IEEE
+// operations as two scalar statements, and no fused multiply-add exists in SSE2.
+#if defined(__SSE2__) && !defined(PX_FP32)
+#define PX_SSE2 1
+#include <emmintrin.h>
+#endif
+// ---- C fast paths ----
+
 #endif  // PX_KERN_PRELUDE_C_H_

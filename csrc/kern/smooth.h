@@ -109,6 +109,28 @@ PX_FN PX_REAL pxk_actuatorArmature(PX_MDC int isTendon, int id) {
   return armature;
 }
 
+#ifdef PX_KERN_C
+// pxk_crbBodies's C fast path: the copy, then each parent += child in reverse body order (a
+// child follows its parent, so the rows are disjoint; two lanes are two scalar additions)
+PX_FN void pxk_crbBodies(PX_MD) {
+  PX_REAL* restrict crb = d->crb;
+  memcpy(crb, d->cinert, sizeof(PX_REAL) * 10 * (size_t)m->nbody);
+  for (int i = m->nbody - 1; i >= 0; i--) {
+    int p = m->body_parentid[i];
+    if (p > 0) {
+      PX_REAL* restrict cp = crb + 10 * p;
+      const PX_REAL* restrict ci = crb + 10 * i;
+      int k = 0;
+#ifdef PX_SSE2
+      for (; k < 10; k += 2) {
+        _mm_storeu_pd(cp + k, _mm_add_pd(_mm_loadu_pd(cp + k), _mm_loadu_pd(ci + k)));
+      }
+#endif
+      for (; k < 10; k++) cp[k] = cp[k] + ci[k];
+    }
+  }
+}
+#else
 // composite inertias: crb = cinert accumulated into parents (sequential, reverse body order)
 PX_FN void pxk_crbBodies(PX_MD) {
   for (int k = PX_LANE; k < 10 * MS(nbody); k += PX_NLANE) D(crb, k) = D(cinert, k);
@@ -125,7 +147,60 @@ PX_FN void pxk_crbBodies(PX_MD) {
     }
   }
 }
+#endif
 
+#ifdef PX_KERN_C
+// pxk_crb's C fast path: the same operations in the same order through local pointers (M, crb
+// and cdof are distinct arrays, so gcc keeps buf and the pointers in registers)
+PX_FN void pxk_crb(PX_MD) {
+  pxk_crbBodies(PX_MDARG);
+  PX_REAL* restrict mm = d->M;
+  const PX_REAL* restrict crb = d->crb;
+  const PX_REAL* restrict cdof = d->cdof;
+  const int* rowadr = m->M_rowadr;
+  const int* rownnz = m->M_rownnz;
+  const int* parent = m->dof_parentid;
+  int nv = m->nv;
+  PX_REAL buf[6];
+  for (int k = 0; k < m->nC; k++) mm[k] = PX_R(0.0);
+  for (int i = 0; i < nv; i++) {
+    int adr = rowadr[i];
+    if (m->dof_simplenum[i] != 0) {
+      mm[adr] = m->dof_M0[i];
+      continue;
+    }
+    int a = adr + rownnz[i] - 1;
+    PX_REAL arm = m->dof_armature[i] + pxk_actuatorArmature(PX_MDARGC 0, m->dof_jntid[i]);
+    mm[a] = arm;
+    pxk_smMulInertVec(buf, crb + 10 * m->dof_bodyid[i], cdof + 6 * i);
+#ifdef PX_SSE2
+    // pxk_smDot6 in two lanes: (a0 b0 + a2 b2, a1 b1 + a3 b3), then + (a4 b4 + a5 b5)
+    __m128d b01 = _mm_loadu_pd(buf);
+    __m128d b23 = _mm_loadu_pd(buf + 2);
+    __m128d b45 = _mm_loadu_pd(buf + 4);
+    for (int j = i; j >= 0; j = parent[j]) {
+      const PX_REAL* cj = cdof + 6 * j;
+      __m128d p01 = _mm_mul_pd(_mm_loadu_pd(cj), b01);
+      __m128d p23 = _mm_mul_pd(_mm_loadu_pd(cj + 2), b23);
+      __m128d p45 = _mm_mul_pd(_mm_loadu_pd(cj + 4), b45);
+      __m128d s = _mm_add_pd(p01, p23);
+      PX_REAL s02 = _mm_cvtsd_f64(s);
+      PX_REAL s13 = _mm_cvtsd_f64(_mm_unpackhi_pd(s, s));
+      PX_REAL s45 = _mm_cvtsd_f64(p45) + _mm_cvtsd_f64(_mm_unpackhi_pd(p45, p45));
+      PX_REAL dot = (s02 + s13) + s45;
+      mm[a] = mm[a] + dot;
+      a--;
+    }
+#else
+    for (int j = i; j >= 0; j = parent[j]) {
+      PX_REAL dot = pxk_smDot6(cdof + 6 * j, buf);
+      mm[a] = mm[a] + dot;
+      a--;
+    }
+#endif
+  }
+}
+#else
 // mj_crb: composite inertias, then the rows of M (independent, lane-strided)
 PX_FN void pxk_crb(PX_MD) {
   PXR inert[10];
@@ -161,6 +236,7 @@ PX_FN void pxk_crb(PX_MD) {
     }
   }
 }
+#endif
 
 // mj_tendonArmature: M += armature * ten_J' * ten_J on M's pattern (sequential: rows are shared)
 PX_FN void pxk_tendonArmature(PX_MD) {
@@ -206,6 +282,93 @@ PX_FN void pxk_makeM(PX_MD) {
   pxk_tendonArmature(PX_MDARG);
 }
 
+#ifdef PX_KERN_C
+// C fast paths of the sparse L'DL factorization and solve (mj_factorI, mj_solveLD for one
+// vector) on the reduced layout of M: the same operations in the same order per element through
+// local pointers. A row update touches row i < k and reads row k; rows are disjoint ranges, so
+// the update loop is element-wise with restrict pointers and gcc vectorizes it.
+PX_FN void pxk_cFactorLD(const pxModel* m, PX_REAL* mat, PX_REAL* diaginv) {
+  const int* rowadr = m->M_rowadr;
+  const int* rownnz = m->M_rownnz;
+  const int* colind = m->M_colind;
+  for (int k = m->nv - 1; k >= 0; k--) {
+    int start = rowadr[k];
+    int diag = rownnz[k] - 1;
+    int end = start + diag;
+    PX_REAL invD = PX_R(1.0) / mat[end];
+    diaginv[k] = invD;
+    for (int adr = end - 1; adr >= start; adr--) {
+      const PX_REAL* restrict rowk = mat + start;
+      int i = colind[adr];
+      PX_REAL nl = -mat[adr];
+      PX_REAL scl = nl * invD;
+      PX_REAL* restrict rowi = mat + rowadr[i];
+      int n = rownnz[i];
+      int c = 0;
+#ifdef PX_SSE2
+      __m128d s2 = _mm_set1_pd(scl);
+      for (; c + 2 <= n; c += 2) {
+        __m128d p = _mm_mul_pd(_mm_loadu_pd(rowk + c), s2);
+        _mm_storeu_pd(rowi + c, _mm_add_pd(_mm_loadu_pd(rowi + c), p));
+      }
+#endif
+      for (; c < n; c++) rowi[c] = rowi[c] + rowk[c] * scl;
+    }
+    PX_REAL* restrict rk = mat + start;
+    int c = 0;
+#ifdef PX_SSE2
+    __m128d inv2 = _mm_set1_pd(invD);
+    for (; c + 2 <= diag; c += 2) _mm_storeu_pd(rk + c, _mm_mul_pd(_mm_loadu_pd(rk + c), inv2));
+#endif
+    for (; c < diag; c++) rk[c] = rk[c] * invD;
+  }
+}
+
+PX_FN void pxk_cSolveLD(const pxModel* m, const PX_REAL* restrict qld,
+                        const PX_REAL* restrict diaginv, PX_REAL* restrict x) {
+  const int* rowadr = m->M_rowadr;
+  const int* rownnz = m->M_rownnz;
+  const int* colind = m->M_colind;
+  int nv = m->nv;
+  for (int k = nv - 1; k >= 0; k--) {
+    int nnz = rownnz[k];
+    if (nnz == 1) continue;
+    PX_REAL xk = x[k];
+    if (xk != PX_R(0.0)) {
+      int s = rowadr[k];
+      for (int a = s; a < s + nnz - 1; a++) x[colind[a]] = x[colind[a]] - qld[a] * xk;
+    }
+  }
+  for (int k = 0; k < nv; k++) x[k] = x[k] * diaginv[k];
+  for (int k = 0; k < nv; k++) {
+    int nnz = rownnz[k] - 1;
+    if (nnz <= 0) continue;
+    const PX_REAL* l = qld + rowadr[k];
+    const int* ci = colind + rowadr[k];
+    PX_REAL r0 = PX_ZERO;
+    PX_REAL r1 = PX_ZERO;
+    PX_REAL r2 = PX_ZERO;
+    PX_REAL r3 = PX_ZERO;
+    int i = 0;
+    for (; i <= nnz - 4; i += 4) {
+      r0 += l[i] * x[ci[i]];
+      r1 += l[i + 1] * x[ci[i + 1]];
+      r2 += l[i + 2] * x[ci[i + 2]];
+      r3 += l[i + 3] * x[ci[i + 3]];
+    }
+    PX_REAL dot = (r0 + r2) + (r1 + r3);
+    for (; i < nnz; i++) dot += l[i] * x[ci[i]];
+    x[k] = x[k] - dot;
+  }
+}
+
+PX_FN void pxk_factorM(PX_MD) {
+  const PX_REAL* restrict src = d->M;
+  PX_REAL* restrict dst = d->qLD;
+  for (int k = 0; k < m->nC; k++) dst[k] = src[k];
+  pxk_cFactorLD(m, d->qLD, d->qLDiagInv);
+}
+#else
 // mj_factorM: qLD = M, then L'DL in place on the pattern of M (sequential backward over rows)
 PX_FN void pxk_factorM(PX_MD) {
   for (int k = PX_LANE; k < MS(nC); k += PX_NLANE) D(qLD, k) = D(M, k);
@@ -237,6 +400,7 @@ PX_FN void pxk_factorM(PX_MD) {
     }
   }
 }
+#endif
 
 //---------------------------------- solves and products with M ------------------------------------
 
@@ -304,12 +468,19 @@ PX_FN void pxk_factorM(PX_MD) {
     }                                                              \
   }
 
+#ifdef PX_KERN_C
+#define PXK_DEFINE_SOLVEM(name, field)                     \
+  PX_FN void name(PX_MDC int off) {                        \
+    pxk_cSolveLD(m, d->qLD, d->qLDiagInv, d->field + off); \
+  }
+#else
 // define `PX_FN void name(PX_MDC int off)`: solve with M in place on Data array `field`
 #define PXK_DEFINE_SOLVEM(name, field) \
   PX_FN void name(PX_MDC int off) {    \
     if (PX_LANE != 0) return;          \
     PXK_SOLVELD_BODY(D, field, off)    \
   }
+#endif
 
 // define `PX_FN void name(PX_MDC int roff, int voff)`: Data array res = M * Data array vec
 #define PXK_DEFINE_MULM(name, res, vec)        \
@@ -322,6 +493,62 @@ PXK_DEFINE_SOLVEM(pxk_solveM_qacc_smooth, qacc_smooth)
 
 //---------------------------------- velocity ------------------------------------------------------
 
+#ifdef PX_KERN_C
+// res = sum over the n dofs from adr of cdof_j * qvel_j (PXK_SM_MULDOFVEC on C pointers)
+PX_FN void pxk_cMulDofVec(PX_REAL* restrict res, const PX_REAL* restrict cdof,
+                          const PX_REAL* restrict qvel, int adr, int n) {
+  if (n == 1) {
+    for (int k = 0; k < 6; k++) res[k] = cdof[6 * adr + k] * qvel[adr];
+  } else {
+    for (int k = 0; k < 6; k++) res[k] = PX_ZERO;
+    for (int r = 0; r < n; r++) {
+      PX_REAL v = qvel[adr + r];
+      if (v != PX_R(0.0)) {
+        for (int k = 0; k < 6; k++) res[k] += cdof[6 * (adr + r) + k] * v;
+      }
+    }
+  }
+}
+
+// pxk_comVel's C fast path: the same operations in the same order through local pointers
+PX_FN void pxk_comVel(PX_MD) {
+  PX_REAL* restrict cvelall = d->cvel;
+  PX_REAL* restrict cdofdot = d->cdof_dot;
+  const PX_REAL* restrict cdof = d->cdof;
+  const PX_REAL* restrict qvel = d->qvel;
+  PX_REAL cvel[6];
+  PX_REAL tmp[6];
+  for (int k = 0; k < 6; k++) cvelall[k] = PX_R(0.0);
+  for (int i = 1; i < m->nbody; i++) {
+    const PX_REAL* pv = cvelall + 6 * m->body_parentid[i];
+    for (int k = 0; k < 6; k++) cvel[k] = pv[k];
+    int dofnum = m->body_dofnum[i];
+    int bda = m->body_dofadr[i];
+    for (int j = 0; j < dofnum; j++) {
+      int jtype = m->jnt_type[m->dof_jntid[bda + j]];
+      if (jtype == PX_JNT_FREE || jtype == PX_JNT_BALL) {
+        if (jtype == PX_JNT_FREE) {
+          for (int k = 0; k < 18; k++) cdofdot[6 * (bda + j) + k] = PX_R(0.0);
+          pxk_cMulDofVec(tmp, cdof, qvel, bda + j, 3);
+          for (int k = 0; k < 6; k++) cvel[k] += tmp[k];
+          j += 3;
+        }
+        for (int r = 0; r < 3; r++) {
+          pxk_smCrossMotion(cdofdot + 6 * (bda + j + r), cvel, cdof + 6 * (bda + j + r));
+        }
+        pxk_cMulDofVec(tmp, cdof, qvel, bda + j, 3);
+        for (int k = 0; k < 6; k++) cvel[k] += tmp[k];
+        j += 2;
+      } else {
+        pxk_smCrossMotion(cdofdot + 6 * (bda + j), cvel, cdof + 6 * (bda + j));
+        pxk_cMulDofVec(tmp, cdof, qvel, bda + j, 1);
+        for (int k = 0; k < 6; k++) cvel[k] += tmp[k];
+      }
+    }
+    for (int k = 0; k < 6; k++) cvelall[6 * i + k] = cvel[k];
+  }
+}
+#else
 // mj_comVel: cvel and cdof_dot (sequential over bodies)
 PX_FN void pxk_comVel(PX_MD) {
   PXR cvel[6];
@@ -366,7 +593,57 @@ PX_FN void pxk_comVel(PX_MD) {
     PXK_PUT(6, D, cvel, 6 * i, cvel);
   }
 }
+#endif
 
+#ifdef PX_KERN_C
+// pxk_rneBias's C fast path: the same operations in the same order through local pointers
+PX_FN void pxk_rneBias(PX_MD) {
+  PX_REAL* restrict cacc = d->rne_cacc;
+  PX_REAL* restrict cfrc = d->rne_cfrc;
+  const PX_REAL* restrict cinert = d->cinert;
+  const PX_REAL* restrict cvel = d->cvel;
+  PX_REAL tmp[6];
+  PX_REAL tmp1[6];
+  PX_REAL frc[6];
+  for (int k = 0; k < 6; k++) cacc[k] = PX_R(0.0);
+  if ((m->opt.disableflags & PX_DSBL_GRAVITY) == 0) {
+    for (int k = 0; k < 3; k++) {
+      PX_REAL g = m->opt.gravity[k];
+      cacc[3 + k] = g * PX_R(-1.0);
+    }
+  }
+  for (int i = 1; i < m->nbody; i++) {
+    pxk_cMulDofVec(tmp, d->cdof_dot, d->qvel, m->body_dofadr[i], m->body_dofnum[i]);
+    const PX_REAL* pa = cacc + 6 * m->body_parentid[i];
+    PX_REAL* acc = cacc + 6 * i;
+    for (int k = 0; k < 6; k++) acc[k] = pa[k] + tmp[k];
+    const PX_REAL* inert = cinert + 10 * i;
+    const PX_REAL* vel = cvel + 6 * i;
+    pxk_smMulInertVec(frc, inert, acc);
+    pxk_smMulInertVec(tmp, inert, vel);
+    pxk_smCrossForce(tmp1, vel, tmp);
+    for (int k = 0; k < 6; k++) cfrc[6 * i + k] = frc[k] + tmp1[k];
+  }
+  for (int k = 0; k < 6; k++) cfrc[k] = PX_R(0.0);
+  for (int i = m->nbody - 1; i > 0; i--) {
+    int p = m->body_parentid[i];
+    if (p != 0) {
+      PX_REAL* restrict cp = cfrc + 6 * p;
+      const PX_REAL* restrict ci = cfrc + 6 * i;
+      int k = 0;
+#ifdef PX_SSE2
+      for (; k < 6; k += 2) {
+        _mm_storeu_pd(cp + k, _mm_add_pd(_mm_loadu_pd(cp + k), _mm_loadu_pd(ci + k)));
+      }
+#endif
+      for (; k < 6; k++) cp[k] = cp[k] + ci[k];
+    }
+  }
+  for (int i = 0; i < m->nv; i++) {
+    d->qfrc_bias[i] = pxk_smDot6(d->cdof + 6 * i, cfrc + 6 * m->dof_bodyid[i]);
+  }
+}
+#else
 // mj_rne without acceleration: qfrc_bias = cdof . (subtree sum of cinert cacc + cvel x cinert cvel)
 // with cacc from -gravity and cdof_dot * qvel (scratch rne_cacc, rne_cfrc)
 PX_FN void pxk_rneBias(PX_MD) {
@@ -422,6 +699,7 @@ PX_FN void pxk_rneBias(PX_MD) {
     D(qfrc_bias, i) = b;
   }
 }
+#endif
 
 // the frame (pos, rot) of an object (body inertial frame, body frame, geom, site or camera) and
 // the body it moves with, which this returns (mj_objectVelocity/Acceleration's object lookup)

@@ -479,6 +479,9 @@ pxtStatus px_historyCheck(const pxModel* m, pxStatus* st);
 
 // px_forward with skipsensor nonzero: no sensor (mj_forwardSkip, as RK4's inner passes run it)
 pxtStatus px_forwardSkip(const pxModel* m, pxData* d, int skipsensor, pxStatus* st);
+// the same without the model checks, for a caller whose step already passed them with this
+// model (RK4's inner passes): the model cannot change within a step
+pxtStatus px_forwardSkipChecked(const pxModel* m, pxData* d, int skipsensor, pxStatus* st);
 
 // mj_rne: result (nv) = the inverse-dynamics bias (flg_acc = 0) or, with flg_acc, M qacc + bias;
 // uses the scratch rne_cacc and rne_cfrc. Refused with the sleep enable flag.
