@@ -6,7 +6,7 @@
 #   - no GLSL.std.450 Sin/Cos/Tan/Asin/Acos/Atan/Atan2/Exp/Exp2/Log/Log2/Pow/InverseSqrt/Fma;
 #   - the fp32 module declares neither the Float64 nor the Int64 capability.
 # Then compiles the stage headers no shader includes yet (csrc/kern/tendon.h, transmission.h,
-# sensor.h, ...)
+# sensor.h, constraint.h, solver.h, ...)
 # through shaders/layout.glsl and lints them with scripts/spirv_lint.py --strict.
 # Needs glslc and spirv-dis (Debian: glslc, spirv-tools). Exits nonzero on any violation.
 set -euo pipefail
@@ -94,7 +94,7 @@ fail=0
 # stage_shader NAME HEADER...: starts $tmp/NAME_check.comp, a compute shader that includes the
 # generated layout, the GLSL prelude and the stage headers named, with PX_CHECK_BEGIN() for the
 # first lines of its main() (this workgroup's world, as the stage shaders set it up); the caller
-# appends the rest
+# appends the rest. With STAGE_EFC=1 the layout declares the constraint blocks (PX_LAYOUT_EFC)
 stage_shader() {
   local name=$1 h
   shift
@@ -107,6 +107,9 @@ stage_shader() {
 #extension GL_ARB_gpu_shader_fp64 : require
 #endif
 layout(local_size_x_id = 0) in;
+EOF
+    [ "${STAGE_EFC:-0}" = 1 ] && echo "#define PX_LAYOUT_EFC 1"
+    cat <<'EOF'
 #include "shaders/layout.glsl"
 #include "kern/prelude_glsl.h"
 #define PX_CHECK_BEGIN()                      \
@@ -416,6 +419,26 @@ void main() {
 }
 EOF
 check_stage sensor "sensor.h" -O0
+
+# the constraint stage (csrc/kern/constraint.h: rows, reference accelerations, adhesion; solver.h:
+# islands, Newton, CG, PGS, noslip) through the generated layout with its constraint blocks
+# (PX_LAYOUT_EFC: the PX_EFC_FIELDS and PX_EFC_SCRATCH arrays, efc_n, the model statistics),
+# forward.c's constraint sequence after collision, fp64 and fp32, -O0 and -O, linted --strict
+STAGE_EFC=1 stage_shader constraint kern/constraint.h kern/solver.h
+cat >>"$tmp/constraint_check.comp" <<'EOF'
+void main() {
+  PX_CHECK_BEGIN();
+  pxl_collisionWorld(p);
+  pxl_efcWorld(p);
+  if (pxk_cnAdhesion() != 0) pxk_fwdAcceleration();
+  pxk_makeConstraint();
+  pxk_island();
+  pxk_projectConstraint();
+  pxk_referenceConstraint();
+  pxk_fwdConstraint();
+}
+EOF
+check_stage constraint "constraint.h/solver.h" -O0 -O
 
 if [ "$fail" != 0 ]; then
   echo "check_kern_glsl: FAILED"

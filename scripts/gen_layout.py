@@ -74,6 +74,39 @@ def parse_fields(text, name):
     return fields
 
 
+# size symbols of the PX_EFC_FIELDS / PX_EFC_SCRATCH tables of pxdata.h -> GLSL
+EFC_SIZES = {"PXE_ROWS": "pxnefcmax", "PXE_NV": "(pxm.nv)", "PXE_NC": "(pxm.nC)",
+             "PXE_NTREE": "(pxm.ntree)", "PXE_DUAL": "pxefcdual"}
+
+
+def parse_efc(text, name):
+    """[(type, name, n)] of an X(type, name, n) table of pxdata.h (constraint rows, scratch)."""
+    fields = []
+    for t, n, e in re.findall(r"X\(\s*(\w+)\s*,\s*(\w+)\s*,\s*([^)]*)\)", macro_body(text, name)):
+        if t not in ("pxtNum", "int"):
+            sys.exit(f"gen_layout: {name}: field {n} has unsupported type {t}")
+        expr = re.sub(r"\s*\*\s*", " * ", re.sub(r"\s+", " ", e.strip()))
+        for tok in re.findall(r"[A-Za-z_]\w*", expr):
+            if tok not in EFC_SIZES:
+                sys.exit(f"gen_layout: {name}: unknown size {tok} in {e}")
+        glsl = re.sub(r"[A-Za-z_]\w*", lambda mm: EFC_SIZES[mm.group(0)], expr)
+        fields.append((t, n, expr, glsl))
+    return fields
+
+
+def parse_stat(text):
+    """[(name, count)] of the pxStatistic struct (reals), in declaration order."""
+    m = re.search(r"typedef struct \{([^{}]*)\}\s*pxStatistic;", text)
+    if not m:
+        sys.exit(f"gen_layout: pxStatistic not found in {MODELH}")
+    out = []
+    for t, n, cnt in re.findall(r"^\s*(\w+)\s+(\w+)(?:\[(\d+)\])?;", m.group(1), flags=re.M):
+        if t != "pxtNum":
+            sys.exit(f"gen_layout: pxStatistic.{n} has unsupported type {t}")
+        out.append((n, int(cnt) if cnt else 1))
+    return out
+
+
 def parse_sizes(text):
     return re.findall(r"X\((\w+)\)", macro_body(text, "PX_MODEL_SIZES"))
 
@@ -165,11 +198,14 @@ def generate():
     mfields = parse_fields(xtext, "PX_MODEL_FIELDS")
     dfields = parse_fields(xtext, "PX_DATA_FIELDS")
     opts = parse_options(mtext)
+    stats = parse_stat(mtext)
     check_executor_options(opts)
     with open(TYPEH) as f:
         enums = parse_enums(f.read())
     with open(DATAH) as f:
-        cfields = parse_contact(f.read())
+        dtext = f.read()
+    cfields = parse_contact(dtext)
+    efields = parse_efc(dtext, "PX_EFC_FIELDS") + parse_efc(dtext, "PX_EFC_SCRATCH")
 
     L = []
     w = L.append
@@ -235,6 +271,16 @@ def generate():
         w(f"  Pxd{KINDS[t]} {n};  // ({r} x {c}) {t}")
     w("};")
     w("")
+    w("#ifdef PX_LAYOUT_EFC")
+    w("// the constraint rows and solver scratch of every world (PX_EFC_FIELDS and PX_EFC_SCRATCH of")
+    w("// px/pxdata.h, one slot per world), declared only where PX_LAYOUT_EFC is defined (the")
+    w("// constraint stage's entry points), so that the other modules do not change")
+    w("layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer PxEfc {")
+    for t, n, e, _ in efields:
+        w(f"  Pxd{KINDS[t]} {n};  // (nworld x {e}) {t}")
+    w("};")
+    w("#endif")
+    w("")
     w("// the parameter block of a dispatch")
     w("layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer PxParams {")
     w("  PxModel model;")
@@ -254,6 +300,13 @@ def generate():
     w("  PxdInt colpairs;  // (nworld x (2 + 3 * ncolpairs)) geom pairs to collide: count, cursor,")
     w("                    // then (g1, g2, ipair) in the driver's order")
     w("  int ncolpairs;  // pair capacity of a world (px_colPairCapacity)")
+    w("#ifdef PX_LAYOUT_EFC")
+    w("  PxEfc efc;  // constraint rows and solver scratch")
+    w("  PxdInt efc_n;  // (nworld x PX_EFC_NCOUNT) row counts and solver statistics")
+    w("  int nefcmax;  // row capacity of a world (px_efcCapacity)")
+    w("  int efcdual;  // rows of the dual matrices (px_efcDual)")
+    w("  PxdReal stat;  // the model statistics (pxStatistic's reals in struct order)")
+    w("#endif")
     w("};")
     w("")
     w("// push constant: the parameter block, the batch index of the dispatch's first world and the")
@@ -305,6 +358,39 @@ def generate():
     w("  pxnpairmax = p.ncolpairs;")
     w("  pxpairbase = pxw * (2 + 3 * p.ncolpairs);")
     w("}")
+    w("")
+    w("#ifdef PX_LAYOUT_EFC")
+    w("// entries of efc_n (px/pxdata.h)")
+    for n, v in re.findall(r"#define\s+(PX_EFC_N\w+)\s+(\d+)", dtext):
+        w(f"const int {n} = {v};")
+    w("")
+    w("// this world's constraint rows (the PXK_E, PXK_EN, PXK_NEFCMAX, PXK_NEFCDUAL macros of")
+    w("// prelude_glsl.h); set by pxl_efcWorld")
+    w("// offsets of the model statistics in p.stat (MSTAT of prelude_glsl.h)")
+    o = 0
+    for n, cnt in stats:
+        w(f"const int PXSTAT_{n} = {o};")
+        o += cnt
+    w("")
+    w("PxEfc pxefc;")
+    w("PxdReal pxstat;")
+    w("PxdInt pxefcn;")
+    w("int pxnefcmax;")
+    w("int pxefcdual;")
+    w("")
+    w("// world strides of the constraint arrays (elements per world)")
+    for t, n, e, g in efields:
+        w(f"#define PXES_{n} ({g})")
+    w("")
+    w("// bind the constraint globals to world pxw of parameter block p (after pxw is set)")
+    w("void pxl_efcWorld(PxParams p) {")
+    w("  pxefc = p.efc;")
+    w("  pxefcn = p.efc_n;")
+    w("  pxnefcmax = p.nefcmax;")
+    w("  pxefcdual = p.efcdual;")
+    w("  pxstat = p.stat;")
+    w("}")
+    w("#endif")
     w("")
     w("// every data array of the current world set to zero, lane-strided (the first part of")
     w("// mj_resetData; callers put a barrier after it)")

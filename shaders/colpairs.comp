@@ -7,6 +7,8 @@
 // constant 0); the kinematics uses every lane, the driver runs on lane 0 (its walk is sequential).
 // A list that overflows its capacity (px_colPairCapacity, which should never happen) stores
 // -1 as its count; the executor reports it.
+// Mode 1 (the step's forward pass on the worlds check.comp reset): the other worlds keep their
+// contacts.
 // Built by scripts/build_shaders.sh for fp64 and, with -DPX_FP32, for fp32.
 #version 460
 #extension GL_EXT_buffer_reference : require
@@ -49,6 +51,15 @@ void main() {
   pxw = pxpush.world0 + wg;
   pxzero = PX_REAL(min(pxw, 0));  // 0, unknown to the compiler (pxw >= 0 is not provable)
   pxl_collisionWorld(p);
+  // mode 1 (the step's second forward pass): a world whose step flag is not set keeps its
+  // contacts; its pair list is emptied so that the narrow phase leaves them alone
+  if (pxpush.mode == 1 && p.flag.v[pxw] == 0) {
+    if (PX_LANE == 0) {
+      pxpairs.v[pxpairbase] = 0;
+      pxpairs.v[pxpairbase + 1] = 0;
+    }
+    return;
+  }
   pxk_kinematics(PX_MDARG);
   PX_SYNC();
   if (PX_LANE == 0) {

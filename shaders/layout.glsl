@@ -788,6 +788,88 @@ layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Px
   PxdReal rk4_dact;  // (na x 1) pxtNum
 };
 
+#ifdef PX_LAYOUT_EFC
+// the constraint rows and solver scratch of every world (PX_EFC_FIELDS and PX_EFC_SCRATCH of
+// px/pxdata.h, one slot per world), declared only where PX_LAYOUT_EFC is defined (the
+// constraint stage's entry points), so that the other modules do not change
+layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer PxEfc {
+  PxdInt efc_type;  // (nworld x PXE_ROWS) int
+  PxdInt efc_id;  // (nworld x PXE_ROWS) int
+  PxdInt efc_state;  // (nworld x PXE_ROWS) int
+  PxdReal efc_J;  // (nworld x PXE_ROWS * PXE_NV) pxtNum
+  PxdReal efc_pos;  // (nworld x PXE_ROWS) pxtNum
+  PxdReal efc_margin;  // (nworld x PXE_ROWS) pxtNum
+  PxdReal efc_frictionloss;  // (nworld x PXE_ROWS) pxtNum
+  PxdReal efc_diagA;  // (nworld x PXE_ROWS) pxtNum
+  PxdReal efc_KBIP;  // (nworld x 4 * PXE_ROWS) pxtNum
+  PxdReal efc_D;  // (nworld x PXE_ROWS) pxtNum
+  PxdReal efc_R;  // (nworld x PXE_ROWS) pxtNum
+  PxdReal efc_vel;  // (nworld x PXE_ROWS) pxtNum
+  PxdReal efc_aref;  // (nworld x PXE_ROWS) pxtNum
+  PxdReal efc_b;  // (nworld x PXE_ROWS) pxtNum
+  PxdReal efc_force;  // (nworld x PXE_ROWS) pxtNum
+  PxdInt efc_is_tree;  // (nworld x PXE_ROWS) int
+  PxdInt efc_is_island;  // (nworld x PXE_ROWS) int
+  PxdInt efc_is_efc2iefc;  // (nworld x PXE_ROWS) int
+  PxdInt efc_is_iefc2efc;  // (nworld x PXE_ROWS) int
+  PxdInt efc_is_dof2idof;  // (nworld x PXE_NV) int
+  PxdInt efc_is_idof2dof;  // (nworld x PXE_NV) int
+  PxdInt efc_is_parent;  // (nworld x PXE_NTREE) int
+  PxdInt efc_is_treeisland;  // (nworld x PXE_NTREE) int
+  PxdInt efc_is_nv;  // (nworld x PXE_NTREE + 1) int
+  PxdInt efc_is_idofadr;  // (nworld x PXE_NTREE) int
+  PxdInt efc_is_nefc;  // (nworld x PXE_NTREE + 1) int
+  PxdInt efc_is_iefcadr;  // (nworld x PXE_NTREE) int
+  PxdInt efc_is_ne;  // (nworld x PXE_NTREE) int
+  PxdInt efc_is_nf;  // (nworld x PXE_NTREE) int
+  PxdInt efc_sv_type;  // (nworld x PXE_ROWS) int
+  PxdInt efc_sv_id;  // (nworld x PXE_ROWS) int
+  PxdInt efc_sv_state;  // (nworld x PXE_ROWS) int
+  PxdInt efc_sv_oldstate;  // (nworld x PXE_ROWS) int
+  PxdReal efc_sv_J;  // (nworld x PXE_ROWS * PXE_NV) pxtNum
+  PxdReal efc_sv_Dr;  // (nworld x PXE_ROWS) pxtNum
+  PxdReal efc_sv_R;  // (nworld x PXE_ROWS) pxtNum
+  PxdReal efc_sv_floss;  // (nworld x PXE_ROWS) pxtNum
+  PxdReal efc_sv_aref;  // (nworld x PXE_ROWS) pxtNum
+  PxdReal efc_sv_b;  // (nworld x PXE_ROWS) pxtNum
+  PxdReal efc_sv_force;  // (nworld x PXE_ROWS) pxtNum
+  PxdReal efc_sv_Jaref;  // (nworld x PXE_ROWS) pxtNum
+  PxdReal efc_sv_Jv;  // (nworld x PXE_ROWS) pxtNum
+  PxdReal efc_sv_quad;  // (nworld x 3 * PXE_ROWS) pxtNum
+  PxdReal efc_sv_D;  // (nworld x PXE_ROWS) pxtNum
+  PxdReal efc_sv_qacc;  // (nworld x PXE_NV) pxtNum
+  PxdReal efc_sv_qacc_smooth;  // (nworld x PXE_NV) pxtNum
+  PxdReal efc_sv_qfrc_smooth;  // (nworld x PXE_NV) pxtNum
+  PxdReal efc_sv_qfrc_constraint;  // (nworld x PXE_NV) pxtNum
+  PxdInt efc_sv_Mrownnz;  // (nworld x PXE_NV) int
+  PxdInt efc_sv_Mrowadr;  // (nworld x PXE_NV) int
+  PxdInt efc_sv_Mcolind;  // (nworld x PXE_NC) int
+  PxdReal efc_sv_M;  // (nworld x PXE_NC) pxtNum
+  PxdReal efc_sv_LD;  // (nworld x PXE_NC) pxtNum
+  PxdReal efc_sv_LDiagInv;  // (nworld x PXE_NV) pxtNum
+  PxdReal efc_sv_Ma;  // (nworld x PXE_NV) pxtNum
+  PxdReal efc_sv_Mv;  // (nworld x PXE_NV) pxtNum
+  PxdReal efc_sv_grad;  // (nworld x PXE_NV) pxtNum
+  PxdReal efc_sv_Mgrad;  // (nworld x PXE_NV) pxtNum
+  PxdReal efc_sv_search;  // (nworld x PXE_NV) pxtNum
+  PxdReal efc_sv_cholupd;  // (nworld x PXE_NV) pxtNum
+  PxdReal efc_sv_L;  // (nworld x PXE_NV * PXE_NV) pxtNum
+  PxdReal efc_sv_Lcone;  // (nworld x PXE_NV * PXE_NV) pxtNum
+  PxdReal efc_sv_LTJ;  // (nworld x 6 * PXE_NV) pxtNum
+  PxdReal efc_sv_gradold;  // (nworld x PXE_NV) pxtNum
+  PxdReal efc_sv_Mgradold;  // (nworld x PXE_NV) pxtNum
+  PxdReal efc_sv_graddif;  // (nworld x PXE_NV) pxtNum
+  PxdReal efc_sv_Mgraddif;  // (nworld x PXE_NV) pxtNum
+  PxdReal efc_pg_Y;  // (nworld x PXE_DUAL * PXE_NV) pxtNum
+  PxdReal efc_pg_AR;  // (nworld x PXE_DUAL * PXE_DUAL) pxtNum
+  PxdReal efc_pg_ARinv;  // (nworld x PXE_ROWS) pxtNum
+  PxdReal efc_pg_prev;  // (nworld x PXE_ROWS) pxtNum
+  PxdReal efc_pg_mom;  // (nworld x PXE_ROWS) pxtNum
+  PxdInt efc_pg_block;  // (nworld x PXE_ROWS) int
+  PxdReal efc_cn_jac;  // (nworld x 24 * PXE_NV) pxtNum
+};
+#endif
+
 // the parameter block of a dispatch
 layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer PxParams {
   PxModel model;
@@ -807,6 +889,13 @@ layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Px
   PxdInt colpairs;  // (nworld x (2 + 3 * ncolpairs)) geom pairs to collide: count, cursor,
                     // then (g1, g2, ipair) in the driver's order
   int ncolpairs;  // pair capacity of a world (px_colPairCapacity)
+#ifdef PX_LAYOUT_EFC
+  PxEfc efc;  // constraint rows and solver scratch
+  PxdInt efc_n;  // (nworld x PX_EFC_NCOUNT) row counts and solver statistics
+  int nefcmax;  // row capacity of a world (px_efcCapacity)
+  int efcdual;  // rows of the dual matrices (px_efcDual)
+  PxdReal stat;  // the model statistics (pxStatistic's reals in struct order)
+#endif
 };
 
 // push constant: the parameter block, the batch index of the dispatch's first world and the
@@ -942,6 +1031,120 @@ void pxl_collisionWorld(PxParams p) {
   pxnpairmax = p.ncolpairs;
   pxpairbase = pxw * (2 + 3 * p.ncolpairs);
 }
+
+#ifdef PX_LAYOUT_EFC
+// entries of efc_n (px/pxdata.h)
+const int PX_EFC_NEFC = 0;
+const int PX_EFC_NE = 1;
+const int PX_EFC_NF = 2;
+const int PX_EFC_NL = 3;
+const int PX_EFC_NITER = 4;
+const int PX_EFC_NEED = 5;
+const int PX_EFC_NISLAND = 6;
+const int PX_EFC_NIDOF = 7;
+const int PX_EFC_NTRUNC = 8;
+const int PX_EFC_NCOUNT = 9;
+
+// this world's constraint rows (the PXK_E, PXK_EN, PXK_NEFCMAX, PXK_NEFCDUAL macros of
+// prelude_glsl.h); set by pxl_efcWorld
+// offsets of the model statistics in p.stat (MSTAT of prelude_glsl.h)
+const int PXSTAT_meaninertia = 0;
+const int PXSTAT_meanmass = 1;
+const int PXSTAT_meansize = 2;
+const int PXSTAT_extent = 3;
+const int PXSTAT_center = 4;
+
+PxEfc pxefc;
+PxdReal pxstat;
+PxdInt pxefcn;
+int pxnefcmax;
+int pxefcdual;
+
+// world strides of the constraint arrays (elements per world)
+#define PXES_efc_type (pxnefcmax)
+#define PXES_efc_id (pxnefcmax)
+#define PXES_efc_state (pxnefcmax)
+#define PXES_efc_J (pxnefcmax * (pxm.nv))
+#define PXES_efc_pos (pxnefcmax)
+#define PXES_efc_margin (pxnefcmax)
+#define PXES_efc_frictionloss (pxnefcmax)
+#define PXES_efc_diagA (pxnefcmax)
+#define PXES_efc_KBIP (4 * pxnefcmax)
+#define PXES_efc_D (pxnefcmax)
+#define PXES_efc_R (pxnefcmax)
+#define PXES_efc_vel (pxnefcmax)
+#define PXES_efc_aref (pxnefcmax)
+#define PXES_efc_b (pxnefcmax)
+#define PXES_efc_force (pxnefcmax)
+#define PXES_efc_is_tree (pxnefcmax)
+#define PXES_efc_is_island (pxnefcmax)
+#define PXES_efc_is_efc2iefc (pxnefcmax)
+#define PXES_efc_is_iefc2efc (pxnefcmax)
+#define PXES_efc_is_dof2idof ((pxm.nv))
+#define PXES_efc_is_idof2dof ((pxm.nv))
+#define PXES_efc_is_parent ((pxm.ntree))
+#define PXES_efc_is_treeisland ((pxm.ntree))
+#define PXES_efc_is_nv ((pxm.ntree) + 1)
+#define PXES_efc_is_idofadr ((pxm.ntree))
+#define PXES_efc_is_nefc ((pxm.ntree) + 1)
+#define PXES_efc_is_iefcadr ((pxm.ntree))
+#define PXES_efc_is_ne ((pxm.ntree))
+#define PXES_efc_is_nf ((pxm.ntree))
+#define PXES_efc_sv_type (pxnefcmax)
+#define PXES_efc_sv_id (pxnefcmax)
+#define PXES_efc_sv_state (pxnefcmax)
+#define PXES_efc_sv_oldstate (pxnefcmax)
+#define PXES_efc_sv_J (pxnefcmax * (pxm.nv))
+#define PXES_efc_sv_Dr (pxnefcmax)
+#define PXES_efc_sv_R (pxnefcmax)
+#define PXES_efc_sv_floss (pxnefcmax)
+#define PXES_efc_sv_aref (pxnefcmax)
+#define PXES_efc_sv_b (pxnefcmax)
+#define PXES_efc_sv_force (pxnefcmax)
+#define PXES_efc_sv_Jaref (pxnefcmax)
+#define PXES_efc_sv_Jv (pxnefcmax)
+#define PXES_efc_sv_quad (3 * pxnefcmax)
+#define PXES_efc_sv_D (pxnefcmax)
+#define PXES_efc_sv_qacc ((pxm.nv))
+#define PXES_efc_sv_qacc_smooth ((pxm.nv))
+#define PXES_efc_sv_qfrc_smooth ((pxm.nv))
+#define PXES_efc_sv_qfrc_constraint ((pxm.nv))
+#define PXES_efc_sv_Mrownnz ((pxm.nv))
+#define PXES_efc_sv_Mrowadr ((pxm.nv))
+#define PXES_efc_sv_Mcolind ((pxm.nC))
+#define PXES_efc_sv_M ((pxm.nC))
+#define PXES_efc_sv_LD ((pxm.nC))
+#define PXES_efc_sv_LDiagInv ((pxm.nv))
+#define PXES_efc_sv_Ma ((pxm.nv))
+#define PXES_efc_sv_Mv ((pxm.nv))
+#define PXES_efc_sv_grad ((pxm.nv))
+#define PXES_efc_sv_Mgrad ((pxm.nv))
+#define PXES_efc_sv_search ((pxm.nv))
+#define PXES_efc_sv_cholupd ((pxm.nv))
+#define PXES_efc_sv_L ((pxm.nv) * (pxm.nv))
+#define PXES_efc_sv_Lcone ((pxm.nv) * (pxm.nv))
+#define PXES_efc_sv_LTJ (6 * (pxm.nv))
+#define PXES_efc_sv_gradold ((pxm.nv))
+#define PXES_efc_sv_Mgradold ((pxm.nv))
+#define PXES_efc_sv_graddif ((pxm.nv))
+#define PXES_efc_sv_Mgraddif ((pxm.nv))
+#define PXES_efc_pg_Y (pxefcdual * (pxm.nv))
+#define PXES_efc_pg_AR (pxefcdual * pxefcdual)
+#define PXES_efc_pg_ARinv (pxnefcmax)
+#define PXES_efc_pg_prev (pxnefcmax)
+#define PXES_efc_pg_mom (pxnefcmax)
+#define PXES_efc_pg_block (pxnefcmax)
+#define PXES_efc_cn_jac (24 * (pxm.nv))
+
+// bind the constraint globals to world pxw of parameter block p (after pxw is set)
+void pxl_efcWorld(PxParams p) {
+  pxefc = p.efc;
+  pxefcn = p.efc_n;
+  pxnefcmax = p.nefcmax;
+  pxefcdual = p.efcdual;
+  pxstat = p.stat;
+}
+#endif
 
 // every data array of the current world set to zero, lane-strided (the first part of
 // mj_resetData; callers put a barrier after it)

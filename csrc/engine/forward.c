@@ -155,13 +155,10 @@ pxtStatus px_forwardCheck(const pxModel* m, pxStatus* st) {
   }
   code = px_sensorCheckGPU(m, st);
   if (code != PX_OK) return code;
-  if (!constraintNone(m)) {
-    return PX_FAIL(st, PX_ERR_UNSUPPORTED,
-                   "forward on the GPU: constraints (contacts, limits, equalities, friction "
-                   "loss) are not supported on the GPU yet (the CPU runs them; or disable "
-                   "constraint)");
-  }
-  return PX_OK;
+  // the constraint stage runs on the GPU too (shaders/constraint.comp, solprimal.comp,
+  // soldual.comp), with the CPU's refusals; the GPU executor refuses more by name (the contact
+  // families its forward pass does not collide yet)
+  return constraintCheck(m, st);
 }
 
 pxtStatus px_dynamicsCheckCPU(const pxModel* m, pxStatus* st) {

@@ -1068,7 +1068,7 @@ PX_FN void pxk_cnSurfaceVel(PX_MD) {
       svel[k] = PX_R(0.0);
       sang[k] = PX_R(0.0);
     }
-    int active = 0;
+    int isactive = 0;
     for (int side = 0; side < 2; side++) {
       int g = PXK_CON(i).geom[side];
       if (g < 0) continue;
@@ -1077,7 +1077,7 @@ PX_FN void pxk_cnSurfaceVel(PX_MD) {
         if (M(geom_surfacevel, 6 * g + k) != PX_R(0.0)) nz = 1;
       }
       if (nz == 0) continue;
-      active = 1;
+      isactive = 1;
       PXR sgn = side == 1 ? PX_R(1.0) : PX_R(-1.0);
       PXR mat[9];
       PXR v[3];
@@ -1098,7 +1098,7 @@ PX_FN void pxk_cnSurfaceVel(PX_MD) {
         sang[k] += ww[k] * sgn;
       }
     }
-    if (active == 0) continue;
+    if (isactive == 0) continue;
     PXR frame[9];
     PXR cs[6];
     PXR t[3];

@@ -83,4 +83,14 @@ PX_REAL pxzero;
 #define PXK_SCR_I(i) (pxscri.v[pxscribase + (i)])
 #define PXK_NBPMAX pxnbpmax
 
+// this world's constraint rows and solver scratch (PX_EFC_FIELDS, PX_EFC_SCRATCH), their counts
+// (efc_n) and capacities (csrc/kern/constraint.h, solver.h): blocks of the parameter block that
+// the layout declares under PX_LAYOUT_EFC, bound by the entry point with pxl_efcWorld
+#define PXK_E(field, i) (pxefc.field.v[pxw * PXES_##field + (i)])
+#define PXK_EN(k) (pxefcn.v[pxw * PX_EFC_NCOUNT + (k)])
+#define PXK_NEFCMAX pxnefcmax
+#define PXK_NEFCDUAL pxefcdual
+// the model statistics (model.stat), uploaded with the constraint blocks
+#define MSTAT(field) (pxstat.v[PXSTAT_##field])
+
 #endif  // PX_KERN_PRELUDE_GLSL_H_

@@ -1546,12 +1546,39 @@ PX_FN int pxk_pgState(PX_MDC int isl, int ne, int nf, int nefc) {
   return nactive;
 }
 
-// the next number of MuJoCo's PCG32 generator (pcg32_next); st = (state, increment)
-PX_FN PX_UINT pxk_pgRand(PX_INOUT(uint64_t, st, 2)) {
-  uint64_t old = st[0];
-  st[0] = old * 6364136223846793005UL + (st[1] | 1UL);
-  PX_UINT xs = PX_TOUINT(((old >> 18u) ^ old) >> 27u);
-  PX_UINT rot = PX_TOUINT(old >> 59u);
+// the high 32 bits of the 64-bit product of a and b, from 16-bit halves (no 64-bit integers:
+// the fp32 shaders may not declare Int64)
+PX_FN PX_UINT pxk_pgMulHi(PX_UINT a, PX_UINT b) {
+  PX_UINT a0 = a & 0xffffu;
+  PX_UINT a1 = a >> 16u;
+  PX_UINT b0 = b & 0xffffu;
+  PX_UINT b1 = b >> 16u;
+  PX_UINT t = a0 * b0;
+  PX_UINT m1 = a1 * b0 + (t >> 16u);
+  PX_UINT m2 = a0 * b1 + (m1 & 0xffffu);
+  return a1 * b1 + (m1 >> 16u) + (m2 >> 16u);
+}
+
+// the next number of MuJoCo's PCG32 generator (pcg32_next), in 32-bit words: st = (state low,
+// state high, increment low, increment high); state = state * 6364136223846793005 + (increment
+// | 1) modulo 2^64, the output from the old state
+PX_FN PX_UINT pxk_pgRand(PX_INOUT(PX_UINT, st, 4)) {
+  PX_UINT lo = st[0];
+  PX_UINT hi = st[1];
+  PX_UINT clo = 0x4c957f2du;  // 6364136223846793005 = 0x5851f42d4c957f2d
+  PX_UINT chi = 0x5851f42du;
+  PX_UINT plo = lo * clo;
+  PX_UINT phi = pxk_pgMulHi(lo, clo) + lo * chi + hi * clo;
+  PX_UINT ilo = st[2] | 1u;
+  PX_UINT nlo = plo + ilo;
+  PX_UINT carry = nlo < plo ? 1u : 0u;
+  st[0] = nlo;
+  st[1] = phi + st[3] + carry;
+  // xorshift: (((old >> 18) ^ old) >> 27) truncated to 32 bits, rotated by old >> 59
+  PX_UINT xlo = ((lo >> 18u) | (hi << 14u)) ^ lo;
+  PX_UINT xhi = (hi >> 18u) ^ hi;
+  PX_UINT xs = (xlo >> 27u) | (xhi << 5u);
+  PX_UINT rot = hi >> 27u;
   PX_UINT nrot = (0u - rot) & 31u;
   return (xs >> rot) | (xs << nrot);
 }
@@ -1725,8 +1752,8 @@ PX_FN void pxk_pgQCQP(PX_MDC int i, int dim, PX_IN(PX_REAL, ac, 25), PX_IN(PX_RE
                       PX_IN(PX_REAL, mu, 5)) {
   PXR v[6];
   PXR fn = PXK_E(efc_force, i);
-  int active = pxk_qcqp(v, ac, bc, mu, fn, dim - 1);
-  if (active == 1) pxk_pgEllipsoid(v, fn, mu, dim, 0);
+  int isactive = pxk_qcqp(v, ac, bc, mu, fn, dim - 1);
+  if (isactive == 1) pxk_pgEllipsoid(v, fn, mu, dim, 0);
   for (int j = 0; j < dim - 1; j++) PXK_E(efc_force, i + 1 + j) = v[j];
 }
 
@@ -1857,9 +1884,11 @@ PX_FN int pxk_solPGS(PX_MDC int isl, int ne, int nf, int nefc) {
     int i = pxk_pgRow(PX_MDARGC isl, c);
     c += PXK_E(efc_type, i) == PXK_CNSTR_CONTACT_ELLIPTIC ? PXK_CON(PXK_E(efc_id, i)).dim : 1;
   }
-  uint64_t rng[2];
-  rng[0] = 0UL;
-  rng[1] = 1UL;
+  PX_UINT rng[4];
+  rng[0] = 0u;
+  rng[1] = 0u;
+  rng[2] = 1u;
+  rng[3] = 0u;
   pxk_pgRand(rng);
   int iter = 0;
   int nk = 0;
@@ -2027,14 +2056,16 @@ PX_FN void pxk_pgSolve(PX_MD) {
   int nefc = PXK_EN(PX_EFC_NEFC);
   pxk_pgWarmstart(PX_MDARG);
   int nisland = PXK_EN(PX_EFC_NISLAND);
-  if ((MOPT(disableflags) & PX_DSBL_ISLAND) == 0 && nisland > 0) {
-    for (int k = 0; k < nisland; k++) {
-      int iter =
-          pxk_solPGS(PX_MDARGC k, PXK_E(efc_is_ne, k), PXK_E(efc_is_nf, k), PXK_E(efc_is_nefc, k));
-      if (k == 0) PXK_EN(PX_EFC_NITER) = iter;
-    }
-  } else {
-    PXK_EN(PX_EFC_NITER) = pxk_solPGS(PX_MDARGC - 1, PXK_EN(PX_EFC_NE), PXK_EN(PX_EFC_NF), nefc);
+  // per island, or once over every row (isl = -1): one call site (the GPU build inlines it once)
+  int islands = (MOPT(disableflags) & PX_DSBL_ISLAND) == 0 && nisland > 0 ? 1 : 0;
+  int nsolve = islands == 1 ? nisland : 1;
+  for (int k = 0; k < nsolve; k++) {
+    int isl = islands == 1 ? k : -1;
+    int ine = islands == 1 ? PXK_E(efc_is_ne, k) : PXK_EN(PX_EFC_NE);
+    int inf = islands == 1 ? PXK_E(efc_is_nf, k) : PXK_EN(PX_EFC_NF);
+    int inefc = islands == 1 ? PXK_E(efc_is_nefc, k) : nefc;
+    int iter = pxk_solPGS(PX_MDARGC isl, ine, inf, inefc);
+    if (k == 0) PXK_EN(PX_EFC_NITER) = iter;
   }
 }
 
@@ -2258,49 +2289,54 @@ PX_FN void pxk_primalSolve(PX_MD) {
   pxk_svScatter(PX_MDARGC - 1, nv, nefc);
   int nisland = PXK_EN(PX_EFC_NISLAND);
   int newton = MOPT(solver) == PX_SOL_NEWTON ? 1 : 0;
-  if ((MOPT(disableflags) & PX_DSBL_ISLAND) == 0 && nisland > 0) {
-    for (int k = 0; k < nisland; k++) {
-      int inv = PXK_E(efc_is_nv, k);
-      int inefc = PXK_E(efc_is_nefc, k);
-      pxk_svGather(PX_MDARGC k, inv, inefc);
+  // per island, or once over every row (isl = -1); one call site of the solver, so that the GPU
+  // build inlines it once
+  int islands = (MOPT(disableflags) & PX_DSBL_ISLAND) == 0 && nisland > 0 ? 1 : 0;
+  int nsolve = islands == 1 ? nisland : 1;
+  for (int k = 0; k < nsolve; k++) {
+    int isl = islands == 1 ? k : -1;
+    int inv = islands == 1 ? PXK_E(efc_is_nv, k) : nv;
+    int inefc = islands == 1 ? PXK_E(efc_is_nefc, k) : nefc;
+    int ine = islands == 1 ? PXK_E(efc_is_ne, k) : ne;
+    int inf = islands == 1 ? PXK_E(efc_is_nf, k) : nf;
+    pxk_svGather(PX_MDARGC isl, inv, inefc);
+    PXR scale = PX_ZERO;
+    if (islands == 1) {
       PXR inertia = PX_ZERO;
       for (int i = 0; i < inv; i++) {
         int dg = PXK_E(efc_sv_Mrowadr, i) + PXK_E(efc_sv_Mrownnz, i) - 1;
         inertia += PXK_E(efc_sv_M, dg);
       }
-      PXR scale = PX_R(1.0) / inertia;
-      int iter = pxk_solPrimal(PX_MDARGC inv, inefc, PXK_E(efc_is_ne, k), PXK_E(efc_is_nf, k),
-                               scale, newton);
-      if (k == 0) PXK_EN(PX_EFC_NITER) = iter;
-      // MuJoCo gathers the island's forces, accelerations and constraint forces back, not its
-      // constraint states
+      scale = PX_R(1.0) / inertia;
+    } else {
+      PXR nvr = PX_TOREAL(nv > 1 ? nv : 1);
+      PXR den = MSTAT(meaninertia) * nvr;
+      scale = PX_R(1.0) / den;
+    }
+    int iter = pxk_solPrimal(PX_MDARGC inv, inefc, ine, inf, scale, newton);
+    if (k == 0) PXK_EN(PX_EFC_NITER) = iter;
+    // MuJoCo gathers an island's forces, accelerations and constraint forces back, not its
+    // constraint states
+    if (islands == 1) {
       for (int c = 0; c < inefc; c++) {
         PXK_E(efc_sv_state, c) = PXK_E(efc_state, pxk_svRow(PX_MDARGC k, c));
       }
-      pxk_svScatter(PX_MDARGC k, inv, inefc);
     }
-  } else {
-    pxk_svGather(PX_MDARGC - 1, nv, nefc);
-    PXR nvr = PX_TOREAL(nv > 1 ? nv : 1);
-    PXR den = MSTAT(meaninertia) * nvr;
-    PXR scale = PX_R(1.0) / den;
-    PXK_EN(PX_EFC_NITER) = pxk_solPrimal(PX_MDARGC nv, nefc, ne, nf, scale, newton);
-    pxk_svScatter(PX_MDARGC - 1, nv, nefc);
+    pxk_svScatter(PX_MDARGC isl, inv, inefc);
   }
 }
 
-// mj_fwdConstraint (after pxk_fwdAcceleration, pxk_island and pxk_projectConstraint): qacc,
-// qfrc_constraint, efc_b, efc_force, efc_state from the Newton, CG or PGS solver, then noslip;
-// per island unless the island flag is disabled (with islands and a primal solver, MuJoCo leaves
-// efc_state as the warm start's last update left it)
-PX_FN void pxk_fwdConstraint(PX_MD) {
+// mj_fwdConstraint's start: qfrc_constraint and the iteration count cleared, qacc = qacc_smooth
+// without rows, else efc_b = J qacc_smooth - aref; returns the row count (the GPU runs the
+// solvers below as separate entry points after it, shaders/constraint.comp)
+PX_FN int pxk_fwdConstraintBegin(PX_MD) {
   int nv = MS(nv);
   int nefc = PXK_EN(PX_EFC_NEFC);
   for (int i = 0; i < nv; i++) D(qfrc_constraint, i) = PX_R(0.0);
   PXK_EN(PX_EFC_NITER) = 0;
   if (nefc == 0) {
     for (int i = 0; i < nv; i++) D(qacc, i) = D(qacc_smooth, i);
-    return;
+    return 0;
   }
   for (int i = 0; i < nefc; i++) {
     PXR s = PX_ZERO;
@@ -2311,25 +2347,39 @@ PX_FN void pxk_fwdConstraint(PX_MD) {
     PXR v = PXK_E(efc_b, i) - PXK_E(efc_aref, i);
     PXK_E(efc_b, i) = v;
   }
-  if (MOPT(solver) == PX_SOL_PGS) {
-    pxk_pgSolve(PX_MDARG);
-  } else {
-    pxk_primalSolve(PX_MDARG);
-  }
+  return nefc;
+}
+
+// mj_fwdConstraint's dual part, after pxk_fwdConstraintBegin (and pxk_primalSolve for Newton and
+// CG): the PGS solve, noslip, and for either qfrc_constraint and qacc from the forces
+PX_FN void pxk_fwdConstraintDual(PX_MD) {
+  int nefc = PXK_EN(PX_EFC_NEFC);
+  if (MOPT(solver) == PX_SOL_PGS) pxk_pgSolve(PX_MDARG);
   if (MOPT(noslip_iterations) > 0) {
     int nisland = PXK_EN(PX_EFC_NISLAND);
-    if ((MOPT(disableflags) & PX_DSBL_ISLAND) == 0 && nisland > 0) {
-      for (int k = 0; k < nisland; k++) {
-        int iter = pxk_solNoSlip(PX_MDARGC k, PXK_E(efc_is_ne, k), PXK_E(efc_is_nf, k),
-                                 PXK_E(efc_is_nefc, k));
-        if (k == 0) PXK_EN(PX_EFC_NITER) = PXK_EN(PX_EFC_NITER) + iter;
-      }
-    } else {
-      int iter = pxk_solNoSlip(PX_MDARGC - 1, PXK_EN(PX_EFC_NE), PXK_EN(PX_EFC_NF), nefc);
-      PXK_EN(PX_EFC_NITER) = PXK_EN(PX_EFC_NITER) + iter;
+    // per island, or once over every row (isl = -1): one call site
+    int islands = (MOPT(disableflags) & PX_DSBL_ISLAND) == 0 && nisland > 0 ? 1 : 0;
+    int nsolve = islands == 1 ? nisland : 1;
+    for (int k = 0; k < nsolve; k++) {
+      int isl = islands == 1 ? k : -1;
+      int ine = islands == 1 ? PXK_E(efc_is_ne, k) : PXK_EN(PX_EFC_NE);
+      int inf = islands == 1 ? PXK_E(efc_is_nf, k) : PXK_EN(PX_EFC_NF);
+      int inefc = islands == 1 ? PXK_E(efc_is_nefc, k) : nefc;
+      int iter = pxk_solNoSlip(PX_MDARGC isl, ine, inf, inefc);
+      if (k == 0) PXK_EN(PX_EFC_NITER) = PXK_EN(PX_EFC_NITER) + iter;
     }
   }
   if (MOPT(solver) == PX_SOL_PGS || MOPT(noslip_iterations) > 0) pxk_dualFinish(PX_MDARG);
+}
+
+// mj_fwdConstraint (after pxk_fwdAcceleration, pxk_island and pxk_projectConstraint): qacc,
+// qfrc_constraint, efc_b, efc_force, efc_state from the Newton, CG or PGS solver, then noslip;
+// per island unless the island flag is disabled (with islands and a primal solver, MuJoCo leaves
+// efc_state as the warm start's last update left it)
+PX_FN void pxk_fwdConstraint(PX_MD) {
+  if (pxk_fwdConstraintBegin(PX_MDARG) == 0) return;
+  if (MOPT(solver) != PX_SOL_PGS) pxk_primalSolve(PX_MDARG);
+  pxk_fwdConstraintDual(PX_MDARG);
 }
 
 #endif  // PX_KERN_SOLVER_H_

@@ -2239,6 +2239,37 @@ static int vulkanContacts(const pxWorlds* w, PyObject* result) {
   return bad ? -1 : 0;
 }
 
+// the constraint rows of a forward or step with constraints into the result dict: "efc_n"
+// (nworld, PX_EFC_NCOUNT) int32 (nefc, ne, nf, nl, solver iterations, ...), every PX_EFC_FIELDS
+// array as (nworld, its size per world) (rows past a world's nefc as the pass left them), and
+// the contacts as vulkanContacts; -1 with an exception on failure
+static int vulkanConstraints(const pxModel* m, const pxWorlds* w, PyObject* result) {
+  npy_intp nworld = w->nworld;
+  size_t PXE_ROWS = (size_t)w->nefcmax, PXE_NV = (size_t)m->nv, PXE_NC = (size_t)m->nC;
+  size_t PXE_NTREE = (size_t)m->ntree, PXE_DUAL = (size_t)w->efcdual;
+  (void)PXE_ROWS, (void)PXE_NV, (void)PXE_NC, (void)PXE_NTREE, (void)PXE_DUAL;
+#define X(type, name, n)                                                                       \
+  {                                                                                            \
+    npy_intp dims[2] = {nworld, (npy_intp)(n)};                                                \
+    PyObject* arr = PyArray_SimpleNew(2, dims, PXNPY_##type);                                  \
+    if (!arr) return -1;                                                                       \
+    memcpy(PyArray_DATA((PyArrayObject*)arr), w->name, sizeof(type) * (size_t)(nworld * (n))); \
+    int bad = PyDict_SetItemString(result, #name, arr);                                        \
+    Py_DECREF(arr);                                                                            \
+    if (bad) return -1;                                                                        \
+  }
+  PX_EFC_FIELDS(X)
+#undef X
+  npy_intp dims[2] = {nworld, PX_EFC_NCOUNT};
+  PyObject* arr = PyArray_SimpleNew(2, dims, NPY_INT32);
+  if (!arr) return -1;
+  memcpy(PyArray_DATA((PyArrayObject*)arr), w->efc_n, sizeof(int) * (size_t)nworld * PX_EFC_NCOUNT);
+  int bad = PyDict_SetItemString(result, "efc_n", arr);
+  Py_DECREF(arr);
+  if (bad) return -1;
+  return vulkanContacts(w, result);
+}
+
 // one phase over a batch: qpos fixes nworld, every other input is (nworld, size) or absent
 // (the reset state: zeros, mocap from the body frames); returns a dict of (nworld, ...) copies
 // of every data block (and "time" for the step)
@@ -2351,6 +2382,10 @@ static PyObject* vulkanRun(VulkanObject* v, PyObject* model, PyObject* qposobj, 
     if (bad) goto error;
   }
   if (phase == VK_COLLISION && vulkanContacts(w, result)) goto error;
+  if ((phase == VK_FORWARD || phase == VK_STEP) && !px_constraintFree(m) &&
+      vulkanConstraints(m, w, result)) {
+    goto error;
+  }
   px_freeWorlds(w);
   Py_DECREF(qpos);
   Py_XDECREF(time);

@@ -21,7 +21,8 @@
 
 // entry points (shaders/<name>.comp): kinematics, forward, and the state checks, the integration
 // and RK4 of the step phase, collision (kinematics and the driver's pair list, then the narrow
-// phase's three routine families)
+// phase's three routine families), sensors, the constraint stage (rows, then the primal or the
+// dual solver)
 enum {
   PXV_PHASE_KINEMATICS = 0,
   PXV_PHASE_FORWARD,
@@ -33,6 +34,9 @@ enum {
   PXV_PHASE_COLCONVEX,
   PXV_PHASE_COLHFIELD,
   PXV_PHASE_SENSOR,
+  PXV_PHASE_CONSTRAINT,
+  PXV_PHASE_SOLPRIMAL,
+  PXV_PHASE_SOLDUAL,
   PXV_NPHASE
 };
 

@@ -3,9 +3,11 @@
 //
 // Buffer layout (one host-visible buffer per call; docs/gpu_executor.md), the C twin of the
 // generated shaders/layout.glsl, computed from the same X-macro tables:
-//   [0, 128)      PxParams: model address, data address, nworld, time, flag and tsave addresses,
+//   [0, 256)      PxParams: model address, data address, nworld, time, flag and tsave addresses,
 //                 contact, ncon, colscr_r and colscr_i addresses, nconmax, nbpmax and the
-//                 scratch sizes per world
+//                 scratch sizes per world, the pair lists and their capacity; then (the members
+//                 the constraint entry points declare, PX_LAYOUT_EFC) the PxEfc block, efc_n,
+//                 nefcmax, efcdual and the model statistics
 //   modelBlock    PxModel (std430): PX_MODEL_SIZES ints, pxOption fields (reals as the shader's
 //                 real type, in struct order), then one 8-byte address per PX_MODEL_FIELDS array
 //   dataBlock     PxData: one 8-byte address per PX_DATA_FIELDS array
@@ -92,6 +94,24 @@ static const uint32_t spvSensorF64[] =
 static const uint32_t spvSensorF32[] =
 #include "spirv/sensor_f32.inc"
 ;
+static const uint32_t spvConstraintF64[] =
+#include "spirv/constraint_f64.inc"
+;
+static const uint32_t spvConstraintF32[] =
+#include "spirv/constraint_f32.inc"
+;
+static const uint32_t spvSolPrimalF64[] =
+#include "spirv/solprimal_f64.inc"
+;
+static const uint32_t spvSolPrimalF32[] =
+#include "spirv/solprimal_f32.inc"
+;
+static const uint32_t spvSolDualF64[] =
+#include "spirv/soldual_f64.inc"
+;
+static const uint32_t spvSolDualF32[] =
+#include "spirv/soldual_f32.inc"
+;
 // clang-format on
 
 // the SPIR-V of each entry point, [phase][fp64]
@@ -109,9 +129,15 @@ static const struct {
     {{spvColConvexF32, sizeof(spvColConvexF32)}, {spvColConvexF64, sizeof(spvColConvexF64)}},
     {{spvColHfieldF32, sizeof(spvColHfieldF32)}, {spvColHfieldF64, sizeof(spvColHfieldF64)}},
     {{spvSensorF32, sizeof(spvSensorF32)}, {spvSensorF64, sizeof(spvSensorF64)}},
+    {{spvConstraintF32, sizeof(spvConstraintF32)}, {spvConstraintF64, sizeof(spvConstraintF64)}},
+    {{spvSolPrimalF32, sizeof(spvSolPrimalF32)}, {spvSolPrimalF64, sizeof(spvSolPrimalF64)}},
+    {{spvSolDualF32, sizeof(spvSolDualF32)}, {spvSolDualF64, sizeof(spvSolDualF64)}},
 };
 
 //---------------------------------- layout --------------------------------------------------------
+
+// bytes of the parameter block (PxParams: its PX_LAYOUT_EFC members end at byte 144)
+#define PXV_PARAMS_BYTES 256
 
 // element kinds of X-macro types, and their bytes on the GPU
 // clang-format off
@@ -132,6 +158,21 @@ enum {
 #undef X
   NDATAFIELD
 };
+// the constraint rows (PX_EFC_FIELDS, per world) and the solver scratch (PX_EFC_SCRATCH, one slot
+// per world on the GPU): the PxEfc block of the layout (PX_LAYOUT_EFC), in table order
+enum {
+#define X(type, name, n) EFCROW_##name,
+  PX_EFC_FIELDS(X)
+#undef X
+  NEFCROW
+};
+enum {
+#define X(type, name, n) EFCSCRATCH_##name,
+  PX_EFC_SCRATCH(X)
+#undef X
+  NEFCSCRATCH
+};
+#define NEFCFIELD (NEFCROW + NEFCSCRATCH)
 enum {
 #define X(name) SIZE_##name,
   PX_MODEL_SIZES(X)
@@ -246,6 +287,24 @@ static void describe(const pxModel* m, const pxWorlds* w, fieldRef* mf, fieldRef
 #undef X
 }
 
+// the constraint arrays of w in PxEfc order: the rows (host: w's blocks) then the scratch (host:
+// w's blocks where w holds one slot per world, else none: zeros are uploaded); all empty unless
+// the phase runs the constraint stage (`used`)
+static void describeEfc(const pxModel* m, const pxWorlds* w, int used, fieldRef* ef) {
+  size_t PXE_ROWS = (size_t)w->nefcmax, PXE_NV = (size_t)m->nv, PXE_NC = (size_t)m->nC;
+  size_t PXE_NTREE = (size_t)m->ntree, PXE_DUAL = (size_t)w->efcdual;
+  size_t nworld = used ? (size_t)w->nworld : 0;
+  int i = 0;
+#define X(type, name, n) ef[i++] = (fieldRef){(void*)w->name, nworld * (size_t)(n), KIND(type)};
+  PX_EFC_FIELDS(X)
+#undef X
+  int own = w->nslot == w->nworld;
+#define X(type, name, n) \
+  ef[i++] = (fieldRef){own ? (void*)w->name : NULL, nworld * (size_t)(n), KIND(type)};
+  PX_EFC_SCRATCH(X)
+#undef X
+}
+
 // offsets of one upload
 typedef struct {
   size_t modelBlock;          // PxModel
@@ -266,6 +325,10 @@ typedef struct {
   size_t nscr_r, nscr_i;      // scratch elements per world
   size_t colpairs;            // the (nworld x (2 + 3 * npairmax)) geom pair lists
   size_t npairmax;            // pair capacity per world (px_colPairCapacity)
+  size_t efcBlock;            // PxEfc: one address per constraint array
+  size_t efc[NEFCFIELD];      // the constraint arrays (nworld x their size)
+  size_t efc_n;               // the (nworld x PX_EFC_NCOUNT) row counts
+  size_t stat;                // the model statistics (pxStatistic's reals)
   size_t total;               // bytes
   int rb;                     // bytes of a real on the GPU
 } layout;
@@ -314,9 +377,9 @@ static size_t contactGpuLayout(int rb, size_t* offsets) {
 }
 
 static void computeLayout(const pxModel* m, const pxWorlds* w, const fieldRef* mf,
-                          const fieldRef* df, int rb, layout* L) {
+                          const fieldRef* df, const fieldRef* ef, int rb, layout* L) {
   int nworld = w->nworld;
-  size_t off = 128;  // PxParams
+  size_t off = PXV_PARAMS_BYTES;  // PxParams
 
   // PxModel: sizes, options (std430: reals aligned to their size), array addresses
   L->modelBlock = off;
@@ -364,6 +427,16 @@ static void computeLayout(const pxModel* m, const pxWorlds* w, const fieldRef* m
   L->npairmax = (size_t)px_colPairCapacity(m);
   L->colpairs = off;
   off = alignTo(off + (size_t)nworld * (2 + 3 * L->npairmax) * 4, 64);
+  L->efcBlock = off;
+  off = alignTo(off + 8 * (size_t)NEFCFIELD, 64);
+  for (int i = 0; i < NEFCFIELD; i++) {
+    L->efc[i] = off;
+    off = alignTo(off + ef[i].n * kindBytes(ef[i].kind, rb), 64);
+  }
+  L->efc_n = off;
+  off = alignTo(off + (size_t)nworld * PX_EFC_NCOUNT * 4, 64);
+  L->stat = off;
+  off = alignTo(off + sizeof(pxStatistic) / sizeof(pxtNum) * (size_t)rb, 64);
   L->total = off + 64;  // zero-length arrays at the end still point inside the buffer
   L->rb = rb;
 }
@@ -407,7 +480,7 @@ static void getArray(void* dst, const char* src, size_t n, int kind, int rb) {
 
 // parameter block, model block, data block and every array
 static void upload(const pxModel* m, const pxWorlds* w, const fieldRef* mf, const fieldRef* df,
-                   const layout* L, const pxvBuffer* buf) {
+                   const fieldRef* ef, const layout* L, const pxvBuffer* buf) {
   char* base = (char*)buf->map;
   uint64_t a = (uint64_t)buf->address;
   int rb = L->rb;
@@ -435,6 +508,28 @@ static void upload(const pxModel* m, const pxWorlds* w, const fieldRef* mf, cons
   memcpy(base + 104, &npairmax, sizeof(npairmax));
   memset(base + L->contact, 0,
          L->colpairs + (size_t)w->nworld * (2 + 3 * L->npairmax) * 4 - L->contact);
+
+  // PxParams, continued (PX_LAYOUT_EFC): the constraint block, the row counts, the row and dual
+  // capacities, the model statistics; the rows and counts from w (the state a forward pass
+  // starts from), the scratch from w where it has a slot per world (else zeros: every solver
+  // writes its scratch before reading it)
+  uint64_t efcrefs[2] = {a + L->efcBlock, a + L->efc_n};
+  int32_t efcsizes[2] = {w->nefcmax, w->efcdual};
+  uint64_t stat = a + L->stat;
+  memcpy(base + 112, efcrefs, sizeof(efcrefs));
+  memcpy(base + 128, efcsizes, sizeof(efcsizes));
+  memcpy(base + 136, &stat, sizeof(stat));
+  for (int i = 0; i < NEFCFIELD; i++) {
+    uint64_t r = a + L->efc[i];
+    memcpy(base + L->efcBlock + 8 * (size_t)i, &r, 8);
+    if (ef[i].host) {
+      putArray(base + L->efc[i], ef[i].host, ef[i].n, ef[i].kind, rb);
+    } else {
+      memset(base + L->efc[i], 0, ef[i].n * kindBytes(ef[i].kind, rb));
+    }
+  }
+  memcpy(base + L->efc_n, w->efc_n, (size_t)w->nworld * PX_EFC_NCOUNT * 4);
+  putArray(base + L->stat, &m->stat, sizeof(pxStatistic) / sizeof(pxtNum), KIND_REAL, rb);
 
   // PxModel: sizes
   char* mb = base + L->modelBlock;
@@ -468,15 +563,21 @@ static void upload(const pxModel* m, const pxWorlds* w, const fieldRef* mf, cons
   }
 }
 
-// every data array and the times back into the worlds; with `contacts`, the contact counts and
-// each world's first ncon contact records too
-static void download(pxWorlds* w, const fieldRef* df, const layout* L, const pxvBuffer* buf,
-                     int contacts) {
+// every data array and the times back into the worlds; with `constraints`, the constraint rows
+// and their counts; with `contacts`, the contact counts and each world's first ncon contact
+// records too
+static void download(pxWorlds* w, const fieldRef* df, const fieldRef* ef, const layout* L,
+                     const pxvBuffer* buf, int contacts, int constraints) {
   const char* base = (const char*)buf->map;
   for (int i = 0; i < NDATAFIELD; i++) {
     getArray(df[i].host, base + L->data[i], df[i].n, df[i].kind, L->rb);
   }
   getArray(w->time, base + L->time, (size_t)w->nworld, KIND_REAL, L->rb);
+  if (constraints) {
+    for (int i = 0; i < NEFCROW; i++)
+      getArray(ef[i].host, base + L->efc[i], ef[i].n, ef[i].kind, L->rb);
+    memcpy(w->efc_n, base + L->efc_n, (size_t)w->nworld * PX_EFC_NCOUNT * 4);
+  }
   if (!contacts) return;
   size_t goff[NCONTACTFIELD];
   contactGpuLayout(L->rb, goff);
@@ -665,6 +766,19 @@ static pxtStatus checkArgs(const pxvContext* ctx, const pxModel* m, const pxWorl
   }
   PX_DATA_FIELDS(X)
 #undef X
+  // and the constraint arrays (per world: rows x nv for efc_J)
+  size_t PXE_ROWS = (size_t)w->nefcmax, PXE_NV = (size_t)m->nv, PXE_NC = (size_t)m->nC;
+  size_t PXE_NTREE = (size_t)m->ntree, PXE_DUAL = (size_t)w->efcdual;
+#define X(type, name, n)                                                                      \
+  if ((double)w->nworld * (double)(n) >= 2147483648.0) {                                      \
+    return PX_FAIL(st, PX_ERR_UNSUPPORTED,                                                    \
+                   "%d worlds of " #name " exceed 2^31 elements; use fewer worlds per batch", \
+                   w->nworld);                                                                \
+  }
+  PX_EFC_FIELDS(X)
+  PX_EFC_SCRATCH(X)
+#undef X
+  (void)PXE_ROWS, (void)PXE_NV, (void)PXE_NC, (void)PXE_NTREE, (void)PXE_DUAL;
   return PX_OK;
 }
 
@@ -676,15 +790,17 @@ static pxtStatus runPhase(pxvContext* ctx, const pxModel* m, pxWorlds* w, int pr
   pxvBuffer buf;
   pxvPipeline* pipes[PXV_NPHASE] = {NULL};
   layout L;
-  fieldRef mf[NMODELFIELD], df[NDATAFIELD];
+  fieldRef mf[NMODELFIELD], df[NDATAFIELD], ef[NEFCFIELD];
   memset(&buf, 0, sizeof(buf));
   if (checkArgs(ctx, m, w, precision64, fn, st)) return st->code;
   int fp64 = precision64 == -1 ? ctx->float64 : precision64;
   memset(&ctx->timing, 0, sizeof(ctx->timing));
   for (int o = 0; o < nop; o++) {
     int ph = ops[o].phase;
-    // the narrow phase runs on one lane whatever the caller's lanes (one pipeline, not six)
-    int pl = (ph == PXV_PHASE_COLPRIM || ph == PXV_PHASE_COLCONVEX || ph == PXV_PHASE_COLHFIELD)
+    // the narrow phase and the constraint stage run on one lane whatever the caller's lanes
+    // (one pipeline, not six; their stages are sequential)
+    int pl = (ph == PXV_PHASE_COLPRIM || ph == PXV_PHASE_COLCONVEX || ph == PXV_PHASE_COLHFIELD ||
+              ph == PXV_PHASE_CONSTRAINT || ph == PXV_PHASE_SOLPRIMAL || ph == PXV_PHASE_SOLDUAL)
                  ? 1
                  : lanes;
     if (!pipes[ph] && phasePipeline(ctx, ph, fp64, pl, &pipes[ph], st)) return st->code;
@@ -693,14 +809,17 @@ static pxtStatus runPhase(pxvContext* ctx, const pxModel* m, pxWorlds* w, int pr
   // upload
   double t0 = pxv_now();
   describe(m, w, mf, df);
-  computeLayout(m, w, mf, df, fp64 ? 8 : 4, &L);
+  int constraints = 0;
+  for (int o = 0; o < nop; o++) constraints |= ops[o].phase == PXV_PHASE_CONSTRAINT;
+  describeEfc(m, w, constraints, ef);
+  computeLayout(m, w, mf, df, ef, fp64 ? 8 : 4, &L);
   if (pxv_bufferCreate(ctx, (VkDeviceSize)L.total, &buf, st)) {
     char why[sizeof(st->msg)];
     memcpy(why, st->msg, sizeof(why));
     return px_fail(st, st->code, st->func, st->line, "%.900s (a %zu-byte buffer for %d worlds)",
                    why, L.total, w->nworld);
   }
-  upload(m, w, mf, df, &L, &buf);
+  upload(m, w, mf, df, ef, &L, &buf);
   double t1 = pxv_now();
 
   // run, read back
@@ -708,7 +827,19 @@ static pxtStatus runPhase(pxvContext* ctx, const pxModel* m, pxWorlds* w, int pr
     double t2 = pxv_now();
     int contacts = 0;
     for (int o = 0; o < nop; o++) contacts |= ops[o].phase == PXV_PHASE_COLPAIRS;
-    download(w, df, &L, &buf, contacts);
+    download(w, df, ef, &L, &buf, contacts, constraints);
+    // a world whose constraint entry points ran out of the device's loop budget (lavapipe) has
+    // wrong rows or forces: an error, never a result
+    for (int i = 0; constraints && i < w->nworld; i++) {
+      if (w->efc_n[(size_t)i * PX_EFC_NCOUNT + PX_EFC_NTRUNC]) {
+        PX_FAIL(st, PX_ERR_UNSUPPORTED,
+                "%s: world %d: the device ended a loop of the constraint stage early (%d rows; "
+                "lavapipe stops every loop after 65535 loop iterations per invocation), so its "
+                "rows or forces would be wrong; use the CPU executor or a GPU",
+                fn, i, w->efc_n[(size_t)i * PX_EFC_NCOUNT + PX_EFC_NEFC]);
+        break;
+      }
+    }
     ctx->timing.download = pxv_now() - t2;
     ctx->timing.execute = t2 - t1;
   }
@@ -746,12 +877,91 @@ static int sensorsSaveKe(const pxModel* m) {
   return 0;
 }
 
+// the narrow-phase family of geom pair (g1, g2), as pxl_family of shaders/colnarrow.glsl
+static int colFamily(const pxModel* m, int g1, int g2) {
+  int ta = m->geom_type[g1], tb = m->geom_type[g2];
+  int t1 = ta < tb ? ta : tb, t2 = ta < tb ? tb : ta;
+  if (t1 == PX_GEOM_HFIELD) return 2;
+  if (t1 == PX_GEOM_PLANE) return 0;
+  int prim1 = t1 == PX_GEOM_SPHERE || t1 == PX_GEOM_CAPSULE || t1 == PX_GEOM_BOX;
+  int prim2 = t2 == PX_GEOM_SPHERE || t2 == PX_GEOM_CAPSULE || t2 == PX_GEOM_BOX;
+  if (prim1 && prim2) return 0;
+  if (t1 == PX_GEOM_SPHERE && t2 == PX_GEOM_CYLINDER) return 0;
+  return 1;
+}
+
+// the families of the pairs the collision driver may visit (the explicit pairs and the geom
+// pairs of every body pair) into present[3]
+static void colFamilies(const pxModel* m, int* present) {
+  present[0] = present[1] = present[2] = 0;
+  for (int p = 0; p < m->npair; p++) present[colFamily(m, m->pair_geom1[p], m->pair_geom2[p])] = 1;
+  for (int g1 = 0; g1 < m->ngeom; g1++) {
+    for (int g2 = g1 + 1; g2 < m->ngeom; g2++) {
+      if (m->geom_bodyid[g1] != m->geom_bodyid[g2]) present[colFamily(m, g1, g2)] = 1;
+    }
+  }
+}
+
+// pairs per narrow-phase chunk: PXL_COLCHUNK of shaders/colnarrow.glsl
+#define PXV_COLCHUNK 16
+
+// the collision dispatches of the forward pass: whether contacts can arise (the constraint and
+// contact stages on, two geoms that may collide or an explicit pair)
+static int contactsOn(const pxModel* m) {
+  if (px_constraintFree(m)) return 0;
+  if (m->opt.disableflags & (PX_DSBL_CONSTRAINT | PX_DSBL_CONTACT)) return 0;
+  if (m->npair > 0) return 1;
+  int ncollide = 0;
+  for (int g = 0; g < m->ngeom; g++) ncollide += (m->geom_contype[g] || m->geom_conaffinity[g]);
+  return ncollide > 1;
+}
+
+// what the GPU's forward pass refuses beyond px_forwardCheck: contacts of the convex and
+// height-field narrow-phase families (not part of the forward phase yet)
+static pxtStatus constraintCheckGPU(const pxModel* m, const char* fn, pxStatus* st) {
+  if (!contactsOn(m)) return PX_OK;
+  int present[3];
+  colFamilies(m, present);
+  if (present[1] || present[2]) {
+    return PX_FAIL(st, PX_ERR_UNSUPPORTED,
+                   "%s: %s geom pairs with contacts are not supported by the GPU forward pass yet "
+                   "(primitive pairs are; the CPU runs them; or disable contact)",
+                   fn, present[1] ? "convex (GJK/EPA)" : "height-field");
+  }
+  return PX_OK;
+}
+
+// dispatches of one forward pass: (nchunk) narrow-phase chunks of the primitive family
+static long forwardChunks(const pxModel* m) {
+  return (px_colPairCapacity(m) + PXV_COLCHUNK - 1) / PXV_COLCHUNK;
+}
+
+// dispatches one forward pass may append (addForward)
+static long forwardOps(const pxModel* m) {
+  return 2 + 1 + forwardChunks(m) + 3 + 1;
+}
+
 // append a forward pass (mode 0: every world, 1: the flagged ones) with its sensors (sensors
-// nonzero) to ops; returns the new count
+// nonzero) to ops; returns the new count. A model with constraint rows adds collision (the pair
+// list, then the primitive narrow phase in chunks), the constraint rows and the model's solver
+// between the smooth pass and the sensors (px_forward's order). With mode 1, colpairs clears the
+// pair list of the worlds not flagged, so that their contacts stay as they are
 static int addForward(const pxModel* m, dispatchOp* ops, int n, int mode, int sensors) {
   sensors = sensors && sensorsOn(m);
   if (sensors && sensorsSaveKe(m)) ops[n++] = (dispatchOp){PXV_PHASE_SENSOR, mode};
   ops[n++] = (dispatchOp){PXV_PHASE_FORWARD, mode};
+  if (!px_constraintFree(m)) {
+    if (contactsOn(m)) {
+      ops[n++] = (dispatchOp){PXV_PHASE_COLPAIRS, mode};
+      long nchunk = forwardChunks(m);
+      for (long c = 0; c < nchunk; c++) ops[n++] = (dispatchOp){PXV_PHASE_COLPRIM, (int)c};
+    }
+    ops[n++] = (dispatchOp){PXV_PHASE_CONSTRAINT, mode};
+    if (m->opt.solver != PX_SOL_PGS) ops[n++] = (dispatchOp){PXV_PHASE_SOLPRIMAL, mode};
+    if (m->opt.solver == PX_SOL_PGS || m->opt.noslip_iterations > 0) {
+      ops[n++] = (dispatchOp){PXV_PHASE_SOLDUAL, mode};
+    }
+  }
   if (sensors) ops[n++] = (dispatchOp){PXV_PHASE_SENSOR, 2 + mode};
   return n;
 }
@@ -761,12 +971,21 @@ pxtStatus pxv_forward(pxvContext* ctx, const pxModel* m, pxWorlds* w, int precis
   pxStatus local;
   if (!st) st = &local;
   px_statusClear(st);
-  if (checkArgs(ctx, m, w, precision64, "pxv_forward", st) || px_forwardCheck(m, st)) {
+  if (checkArgs(ctx, m, w, precision64, "pxv_forward", st) || px_forwardCheck(m, st) ||
+      constraintCheckGPU(m, "pxv_forward", st)) {
     return st->code;
   }
-  dispatchOp ops[3];
+  long cap = forwardOps(m);
+  if (cap > 1000000) {
+    return PX_FAIL(st, PX_ERR_UNSUPPORTED, "pxv_forward: %ld dispatches per pass are too many",
+                   cap);
+  }
+  dispatchOp* ops = (dispatchOp*)malloc(sizeof(dispatchOp) * (size_t)cap);
+  if (!ops) return PX_FAIL(st, PX_ERR_NOMEM, "pxv_forward: out of memory");
   int nop = addForward(m, ops, 0, 0, 1);
-  return runPhase(ctx, m, w, precision64, lanes, ops, nop, 1, "pxv_forward", st);
+  pxtStatus code = runPhase(ctx, m, w, precision64, lanes, ops, nop, 1, "pxv_forward", st);
+  free(ops);
+  return code;
 }
 
 pxtStatus pxv_step(pxvContext* ctx, const pxModel* m, pxWorlds* w, int precision64, int lanes,
@@ -778,7 +997,7 @@ pxtStatus pxv_step(pxvContext* ctx, const pxModel* m, pxWorlds* w, int precision
     return PX_FAIL(st, PX_ERR_ARG, "pxv_step: nstep must be 1 to %d, got %d", PXV_MAX_NSTEP, nstep);
   }
   if (checkArgs(ctx, m, w, precision64, "pxv_step", st) || px_integratorCheck(m, st) ||
-      px_forwardCheck(m, st)) {
+      px_forwardCheck(m, st) || constraintCheckGPU(m, "pxv_step", st)) {
     return st->code;
   }
 
@@ -786,7 +1005,12 @@ pxtStatus pxv_step(pxvContext* ctx, const pxModel* m, pxWorlds* w, int precision
   // the world and flags it; forward again on the flagged worlds; the integrator and the advance
   // (RK4: three more forward passes between its stages). Each of the first two forward passes
   // computes the sensors (px_forward); RK4's inner passes compute none (px_forwardSkip)
-  dispatchOp ops[17];
+  long cap = 2 + 5 * forwardOps(m) + 4;
+  if (cap > 1000000) {
+    return PX_FAIL(st, PX_ERR_UNSUPPORTED, "pxv_step: %ld dispatches per step are too many", cap);
+  }
+  dispatchOp* ops = (dispatchOp*)malloc(sizeof(dispatchOp) * (size_t)cap);
+  if (!ops) return PX_FAIL(st, PX_ERR_NOMEM, "pxv_step: out of memory");
   int n = 0;
   ops[n++] = (dispatchOp){PXV_PHASE_CHECK, 0};
   n = addForward(m, ops, n, 0, 1);
@@ -801,24 +1025,10 @@ pxtStatus pxv_step(pxvContext* ctx, const pxModel* m, pxWorlds* w, int precision
   } else {
     ops[n++] = (dispatchOp){PXV_PHASE_INTEGRATE, 0};
   }
-  return runPhase(ctx, m, w, precision64, lanes, ops, n, nstep, "pxv_step", st);
+  pxtStatus code = runPhase(ctx, m, w, precision64, lanes, ops, n, nstep, "pxv_step", st);
+  free(ops);
+  return code;
 }
-
-// the narrow-phase family of geom pair (g1, g2), as pxl_family of shaders/colnarrow.glsl
-static int colFamily(const pxModel* m, int g1, int g2) {
-  int ta = m->geom_type[g1], tb = m->geom_type[g2];
-  int t1 = ta < tb ? ta : tb, t2 = ta < tb ? tb : ta;
-  if (t1 == PX_GEOM_HFIELD) return 2;
-  if (t1 == PX_GEOM_PLANE) return 0;
-  int prim1 = t1 == PX_GEOM_SPHERE || t1 == PX_GEOM_CAPSULE || t1 == PX_GEOM_BOX;
-  int prim2 = t2 == PX_GEOM_SPHERE || t2 == PX_GEOM_CAPSULE || t2 == PX_GEOM_BOX;
-  if (prim1 && prim2) return 0;
-  if (t1 == PX_GEOM_SPHERE && t2 == PX_GEOM_CYLINDER) return 0;
-  return 1;
-}
-
-// pairs per narrow-phase chunk: PXL_COLCHUNK of shaders/colnarrow.glsl
-#define PXV_COLCHUNK 16
 
 pxtStatus pxv_collision(pxvContext* ctx, const pxModel* m, pxWorlds* w, int precision64, int lanes,
                         pxStatus* st) {
@@ -830,14 +1040,9 @@ pxtStatus pxv_collision(pxvContext* ctx, const pxModel* m, pxWorlds* w, int prec
   }
   // the families of the pairs the driver may visit (the explicit pairs and the geom pairs of
   // every body pair), so that absent ones are neither compiled nor dispatched
-  int present[3] = {0, 0, 0};
+  int present[3];
   long npairmax = px_colPairCapacity(m);
-  for (int p = 0; p < m->npair; p++) present[colFamily(m, m->pair_geom1[p], m->pair_geom2[p])] = 1;
-  for (int g1 = 0; g1 < m->ngeom; g1++) {
-    for (int g2 = g1 + 1; g2 < m->ngeom; g2++) {
-      if (m->geom_bodyid[g1] != m->geom_bodyid[g2]) present[colFamily(m, g1, g2)] = 1;
-    }
-  }
+  colFamilies(m, present);
   // a CPU Vulkan device (Mesa's lavapipe) did not finish compiling the GJK/EPA and height-field
   // pipelines within 25 minutes: refuse rather than seem to hang, unless asked to compile them
   // anyway (environment PX_GPU_CONVEX=1)

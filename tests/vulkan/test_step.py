@@ -8,8 +8,9 @@ for bit in fp64 (signs of zero included), with 1 lane and with several lanes per
 must stay within the stated tolerances of the fp64 CPU result. The validation layer stays
 silent. Every smooth stage runs (passive forces, actuation with random controls and
 activations, tendon armature bias, energy where the case enables it) with the four
-integrators; constraints are disabled (their stage is not part of phalanx yet, on either
-executor). The warning counters of the bad-value checks are compared like every other array.
+integrators; constraints are disabled here (tests/vulkan/test_constraint_gpu.py runs the
+constraint stage). The warning counters of the bad-value checks are compared like every other
+array.
 
 Runs on whatever Vulkan device is present (Mesa's lavapipe here); skipped where none exists.
 lavapipe compiles each pipeline with LLVM at its first use (about a minute for the forward
@@ -262,14 +263,7 @@ def test_fp32_close(vk, full):
 
 def test_refusals(vk):
     """What phalanx cannot run is an error naming it, before any GPU work."""
-    model = load(shared_model("gymnasium", "ant.xml"), EULER)
-    q = np.tile(model.qpos0, (2, 1))
-    v = np.zeros((2, model.nv))
-    model.opt.disableflags = model.opt.disableflags & ~int(mujoco.mjtDisableBit.mjDSBL_CONSTRAINT)
-    with pytest.raises(NotImplementedError, match="constraints"):
-        vk.forward(model, q, v)
-    with pytest.raises(NotImplementedError, match="constraints"):
-        vk.step(model, q, v)
+    # (the constraint stage runs on the GPU: its refusals are in test_constraint_gpu.py)
     # actuator and sensor history buffers run on the CPU only
     model = load(shared_model("mujoco", "test", "testdata", "delay.xml"), EULER)
     assert model.nhistory > 0

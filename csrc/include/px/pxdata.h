@@ -42,7 +42,8 @@ typedef struct {
 // of one world: X(type, name, n) with n the elements per world in terms of PXE_ROWS (the row
 // capacity nefcmax, px_efcCapacity), PXE_NV (nv), PXE_NC (nC), PXE_NTREE (ntree) and PXE_DUAL
 // (the rows of the dual matrices, px_efcDual). Kept out of
-// PX_DATA_FIELDS: the GPU layout does not carry them (the GPU runs no constraint stage). The names
+// PX_DATA_FIELDS: the GPU layout declares them only for the constraint entry points
+// (PX_LAYOUT_EFC, scripts/gen_layout.py), so the other modules do not change. The names
 // of MuJoCo's mjData arrays are MuJoCo's; efc_sv_* and efc_cn_* are phalanx scratch.
 #define PX_EFC_FIELDS(X)                                                    \
   X(int, efc_type, PXE_ROWS)                                                \
@@ -139,7 +140,8 @@ typedef struct {
 #define PX_EFC_NEED 5     // rows the last constraint stage needed (CNSTRFULL when > nefcmax)
 #define PX_EFC_NISLAND 6  // constraint islands of the last solve (0: none formed)
 #define PX_EFC_NIDOF 7    // dofs in islands
-#define PX_EFC_NCOUNT 8
+#define PX_EFC_NTRUNC 8   // GPU only: the device ended a loop early (lavapipe's loop limiter)
+#define PX_EFC_NCOUNT 9
 
 typedef struct {
   pxtNum time;
