@@ -349,7 +349,7 @@ layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Px
   int opt_disableactuator;
   int opt_sdf_initpoints;
   int opt_sdf_iterations;
-  // arrays (344)
+  // arrays (346)
   PxmReal qpos0;  // (nq x 1) pxtNum
   PxmReal qpos_spring;  // (nq x 1) pxtNum
   PxmInt body_parentid;  // (nbody x 1) int
@@ -694,6 +694,8 @@ layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Px
   PxmInt D_colind;  // (nD x 1) int
   PxmInt mapM2D;  // (nD x 1) int
   PxmInt mapD2M;  // (nC x 1) int
+  PxmInt mesh_taxeladr;  // (nmesh x 1) int
+  PxmFloat mesh_taxelframe;  // (nmeshvert x 9) float
 };
 
 // batch data: one reference per array, each a (nworld x PXS_<field>) world-major block
