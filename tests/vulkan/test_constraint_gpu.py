@@ -15,7 +15,8 @@ solver and cone: Newton with the pyramidal cone, and humanoid with PGS).
 Runs on whatever Vulkan device is present (Mesa's lavapipe here); skipped where none exists.
 lavapipe compiles each pipeline at its first use (on a cold cache on this shared 2-core machine
 the first hopper call took over 10 minutes: the primal solver's pipeline alone several minutes of
-CPU), so the fast subset is one model and the fence wait is raised to an hour.
+CPU), so the fence wait is raised to an hour and the parity runs are in `make gpu-check`
+(`--full`); the fast subset (`make test`) holds the refusals, which compile nothing.
 """
 
 import os
@@ -160,6 +161,8 @@ def check_step(vk, model, nworld, seed, nstep, lanes=1, mild=False):
     assert vk.validation_messages == 0
 
 
+# a cold lavapipe cache compiles the rows and primal-solver pipelines first: over 10 minutes
+@pytest.mark.slow
 def test_hopper_fp64(vk):
     """Hopper (Newton, pyramidal cone, joint limits, foot contacts, RK4): forward and 2 steps."""
     model = load(gym("hopper.xml"))
