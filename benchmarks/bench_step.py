@@ -53,7 +53,8 @@ def prepare(path, constraints=False):
         spec = mujoco.MjSpec.from_file(path)
         # the dense Jacobian of the large scenes needs more than the model's arena (100
         # humanoids: MuJoCo's own mj_stackAlloc overflow at 100 MB); no effect on the physics
-        spec.memory = max(spec.memory, 512 << 20) if constraints else spec.memory
+        if constraints:
+            spec.memory = max(spec.memory, 512 << 20)
         ref = spec.compile()
         ours = phalanx.Model.from_xml_path(path)
     except Exception as e:  # noqa: BLE001 - reported, not hidden
