@@ -50,6 +50,51 @@
 // Bodies of the dot product MuJoCo's mju_dot computes (four partial sums, combined as
 // (s0 + s2) + (s1 + s3), then the remainder); res is a PXR local declared by the caller, A and B
 // accessors of element (a + i) and (b + i)
+#ifdef PX_KERN_C
+// C fast path of PXK_DOT_BODY on plain pointers, the same operations in the same order: the
+// partial sums (s0, s1) and (s2, s3) are the two lanes of two SSE2 accumulators, (s0 + s2, s1 + s3)
+// one lane-wise add, then the remainder as in the macro
+PX_FN PX_REAL pxk_cDot(const PX_REAL* a, const PX_REAL* b, int n) {
+  int k = 0;
+  PX_REAL res;
+#ifdef PX_SSE2
+  __m128d s01 = _mm_setzero_pd();
+  __m128d s23 = _mm_setzero_pd();
+  for (; k <= n - 4; k += 4) {
+    s01 = _mm_add_pd(s01, _mm_mul_pd(_mm_loadu_pd(a + k), _mm_loadu_pd(b + k)));
+    s23 = _mm_add_pd(s23, _mm_mul_pd(_mm_loadu_pd(a + k + 2), _mm_loadu_pd(b + k + 2)));
+  }
+  __m128d s = _mm_add_pd(s01, s23);
+  res = _mm_cvtsd_f64(s) + _mm_cvtsd_f64(_mm_unpackhi_pd(s, s));
+#else
+  PX_REAL s0 = PX_R(0.0), s1 = PX_R(0.0), s2 = PX_R(0.0), s3 = PX_R(0.0);
+  for (; k <= n - 4; k += 4) {
+    s0 += a[k] * b[k];
+    s1 += a[k + 1] * b[k + 1];
+    s2 += a[k + 2] * b[k + 2];
+    s3 += a[k + 3] * b[k + 3];
+  }
+  res = (s0 + s2) + (s1 + s3);
+#endif
+  int r = n - k;
+  if (r == 3) {
+    PX_REAL t = a[k] * b[k] + a[k + 1] * b[k + 1];
+    t = t + a[k + 2] * b[k + 2];
+    res = res + t;
+  } else if (r == 2) {
+    PX_REAL t = a[k] * b[k] + a[k + 1] * b[k + 1];
+    res = res + t;
+  } else if (r == 1) {
+    PX_REAL t = a[k] * b[k];
+    res = res + t;
+  }
+  return res;
+}
+// the C build's PXK_DOT_BODY: pxk_cDot on the addresses of the first elements (the accessors of
+// the C build are lvalues of plain arrays)
+#define PXK_DOT_BODY(res, A, fa, a, B, fb, b, n) \
+  { res = pxk_cDot(&A(fa, (a)), &B(fb, (b)), (n)); }
+#else
 #define PXK_DOT_BODY(res, A, fa, a, B, fb, b, n)                                             \
   {                                                                                          \
     PXR ds0_ = PX_ZERO;                                                                      \
@@ -79,6 +124,7 @@
       res = res + dt_t;                                                                      \
     }                                                                                        \
   }
+#endif  // PX_KERN_C
 
 // accessors for PXK_DOT_BODY: efc arrays, Data arrays, local arrays (the field is the array)
 #define PXK_AE(f, i) PXK_E(f, i)

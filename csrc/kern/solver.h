@@ -244,9 +244,77 @@ PX_FN int pxk_svRow(PX_MDC int isl, int c) {
   return isl < 0 ? c : PXK_E(efc_is_iefc2efc, PXK_E(efc_is_iefcadr, isl) + c);
 }
 
+#ifdef PX_KERN_C
+// C fast path of pxk_svGather: the same copies through local pointers; the rows of J are copied
+// whole when the island's dofs are consecutive
+PX_FN void pxk_cSvGather(const pxModel* m, pxData* d, int isl, int nv, int nefc) {
+  int gnv = m->nv;
+  int idofadr = isl < 0 ? 0 : d->efc_is_idofadr[isl];
+  const int* restrict i2d = d->efc_is_idof2dof + idofadr;
+  const int* restrict d2i = d->efc_is_dof2idof;
+  const int* restrict mrownnz = m->M_rownnz;
+  const int* restrict mrowadr = m->M_rowadr;
+  const int* restrict mcolind = m->M_colind;
+  const PX_REAL* restrict gm = d->M;
+  const PX_REAL* restrict gld = d->qLD;
+  int* restrict rownnz = d->efc_sv_Mrownnz;
+  int* restrict rowadr = d->efc_sv_Mrowadr;
+  int* restrict colind = d->efc_sv_Mcolind;
+  PX_REAL* restrict sm = d->efc_sv_M;
+  PX_REAL* restrict sld = d->efc_sv_LD;
+  int adr = 0;
+  int dof0 = (isl < 0 || nv == 0) ? 0 : i2d[0];
+  int consecutive = 1;
+  for (int r = 0; r < nv; r++) {
+    int dof = isl < 0 ? r : i2d[r];
+    if (dof != dof0 + r) consecutive = 0;
+    d->efc_sv_qacc[r] = d->qacc[dof];
+    d->efc_sv_qacc_smooth[r] = d->qacc_smooth[dof];
+    d->efc_sv_qfrc_smooth[r] = d->qfrc_smooth[dof];
+    d->efc_sv_qfrc_constraint[r] = d->qfrc_constraint[dof];
+    int nnz = mrownnz[dof];
+    int gadr = mrowadr[dof];
+    rownnz[r] = nnz;
+    rowadr[r] = adr;
+    if (isl < 0) {
+      for (int j = 0; j < nnz; j++) colind[adr + j] = mcolind[gadr + j];
+    } else {
+      for (int j = 0; j < nnz; j++) colind[adr + j] = d2i[mcolind[gadr + j]] - idofadr;
+    }
+    for (int j = 0; j < nnz; j++) sm[adr + j] = gm[gadr + j];
+    for (int j = 0; j < nnz; j++) sld[adr + j] = gld[gadr + j];
+    adr += nnz;
+    d->efc_sv_LDiagInv[r] = d->qLDiagInv[dof];
+  }
+  const int* restrict r2e = isl < 0 ? 0 : d->efc_is_iefc2efc + d->efc_is_iefcadr[isl];
+  for (int c = 0; c < nefc; c++) {
+    int e = isl < 0 ? c : r2e[c];
+    d->efc_sv_type[c] = d->efc_type[e];
+    d->efc_sv_id[c] = d->efc_id[e];
+    d->efc_sv_state[c] = d->efc_state[e];
+    d->efc_sv_Dr[c] = d->efc_D[e];
+    d->efc_sv_R[c] = d->efc_R[e];
+    d->efc_sv_floss[c] = d->efc_frictionloss[e];
+    d->efc_sv_aref[c] = d->efc_aref[e];
+    d->efc_sv_b[c] = d->efc_b[e];
+    d->efc_sv_force[c] = d->efc_force[e];
+    PX_REAL* restrict dst = d->efc_sv_J + c * nv;
+    const PX_REAL* restrict src = d->efc_J + e * gnv;
+    if (consecutive == 1) {
+      memcpy(dst, src + dof0, sizeof(PX_REAL) * (size_t)nv);
+    } else {
+      for (int r = 0; r < nv; r++) dst[r] = src[i2d[r]];
+    }
+  }
+}
+#endif  // PX_KERN_C
+
 // the problem of island isl (or of every row, isl = -1) into efc_sv_*: dof vectors, the block of
 // M and of its factor (mju_blockSparse), the rows and their block of J (mju_block)
 PX_FN void pxk_svGather(PX_MDC int isl, int nv, int nefc) {
+#ifdef PX_KERN_C
+  pxk_cSvGather(m, d, isl, nv, nefc);
+#else
   int gnv = MS(nv);
   int idofadr = isl < 0 ? 0 : PXK_E(efc_is_idofadr, isl);
   int adr = 0;
@@ -284,6 +352,7 @@ PX_FN void pxk_svGather(PX_MDC int isl, int nv, int nefc) {
       PXK_E(efc_sv_J, c * nv + r) = PXK_E(efc_J, e * gnv + pxk_svDof(PX_MDARGC isl, r));
     }
   }
+#endif  // PX_KERN_C
 }
 
 // the solve's results back: qacc, qfrc_constraint, efc_force, efc_state
@@ -301,6 +370,115 @@ PX_FN void pxk_svScatter(PX_MDC int isl, int nv, int nefc) {
 }
 
 //---------------------------------- solver --------------------------------------------------------
+
+#ifdef PX_KERN_C
+// C fast paths of the dense and sparse products below: the same floating-point operations in the
+// same order per element as the dialect code they replace, through local pointers, two elements
+// at a time where the elements are independent.
+
+// y[k] = y[k] + x[k] * s for k < n (y and x distinct)
+PX_FN void pxk_cAxpy(PX_REAL* restrict y, const PX_REAL* restrict x, PX_REAL s, int n) {
+  int k = 0;
+#ifdef PX_SSE2
+  __m128d s2 = _mm_set1_pd(s);
+  for (; k + 2 <= n; k += 2) {
+    _mm_storeu_pd(y + k, _mm_add_pd(_mm_loadu_pd(y + k), _mm_mul_pd(_mm_loadu_pd(x + k), s2)));
+  }
+#endif
+  for (; k < n; k++) y[k] = y[k] + x[k] * s;
+}
+
+// PXK_SVMULM_BODY: res = M vec with the problem's block of M; res[i] is accumulated in a local
+// (no other term of row i writes it: the row's other columns are below the diagonal)
+PX_FN void pxk_cSvMulM(pxData* d, PX_REAL* restrict res, const PX_REAL* restrict vec, int nv) {
+  const int* restrict rowadr = d->efc_sv_Mrowadr;
+  const int* restrict rownnz = d->efc_sv_Mrownnz;
+  const int* restrict colind = d->efc_sv_Mcolind;
+  const PX_REAL* restrict mat = d->efc_sv_M;
+  for (int i = 0; i < nv; i++) {
+    int s = rowadr[i];
+    int dg = rownnz[i] - 1;
+    PX_REAL vi = vec[i];
+    PX_REAL ri = mat[s + dg] * vi;
+    for (int k = dg - 1; k >= 0; k--) {
+      int j = colind[s + k];
+      PX_REAL val = mat[s + k];
+      ri = ri + val * vec[j];
+      res[j] = res[j] + val * vi;
+    }
+    res[i] = ri;
+  }
+}
+
+// PXK_CHOLUPDATE_BODY on factor L (n x n) and vector x (consumed); returns the rank. The two loops
+// over the rows below k are fused: each row's L is updated before its x, as in the two loops.
+PX_FN int pxk_cCholUpdate(PX_REAL* restrict L, PX_REAL* restrict x, int n, int plus) {
+  int rank = n;
+  for (int k = 0; k < n; k++) {
+    PX_REAL xk = x[k];
+    if (xk == PX_R(0.0)) continue;
+    PX_REAL lkk = L[k * (n + 1)];
+    PX_REAL ll = lkk * lkk;
+    PX_REAL xx = xk * xk;
+    PX_REAL nxx = -xx;
+    PX_REAL tmp = plus == 1 ? ll + xx : ll + nxx;
+    if (tmp < PXK_MINVAL) {
+      tmp = PXK_MINVAL;
+      rank = rank - 1;
+    }
+    PX_REAL r = PX_SQRT(tmp);
+    PX_REAL c = r / lkk;
+    PX_REAL cinv = PX_R(1.0) / c;
+    PX_REAL s = xk / lkk;
+    L[k * (n + 1)] = r;
+    int i = k + 1;
+#ifdef PX_SSE2
+    __m128d s2 = _mm_set1_pd(s);
+    __m128d c2 = _mm_set1_pd(c);
+    __m128d ci2 = _mm_set1_pd(cinv);
+    for (; i + 2 <= n; i += 2) {
+      PX_REAL* p0 = L + i * n + k;
+      PX_REAL* p1 = p0 + n;
+      __m128d xv = _mm_loadu_pd(x + i);
+      __m128d lv = _mm_loadh_pd(_mm_load_sd(p0), p1);
+      __m128d sx = _mm_mul_pd(s2, xv);
+      __m128d a = plus == 1 ? _mm_add_pd(lv, sx) : _mm_sub_pd(lv, sx);
+      __m128d v = _mm_mul_pd(a, ci2);
+      _mm_storel_pd(p0, v);
+      _mm_storeh_pd(p1, v);
+      _mm_storeu_pd(x + i, _mm_sub_pd(_mm_mul_pd(c2, xv), _mm_mul_pd(s2, v)));
+    }
+#endif
+    for (; i < n; i++) {
+      PX_REAL sx = s * x[i];
+      PX_REAL a = plus == 1 ? L[i * n + k] + sx : L[i * n + k] - sx;
+      PX_REAL v = a * cinv;
+      L[i * n + k] = v;
+      x[i] = c * x[i] - s * v;
+    }
+  }
+  return rank;
+}
+
+// PXK_CHOLSOLVE_BODY: x = inv(L L') g with the dense factor L (n x n); the backward pass keeps
+// x[i] in a local while it subtracts the terms of rows i + 1.. in order
+PX_FN void pxk_cCholSolve(const PX_REAL* restrict L, const PX_REAL* restrict g, PX_REAL* restrict x,
+                          int n) {
+  for (int i = 0; i < n; i++) x[i] = g[i];
+  for (int i = 0; i < n; i++) {
+    if (i > 0) {
+      PX_REAL dt = pxk_cDot(L + i * n, x, i);
+      x[i] = x[i] - dt;
+    }
+    x[i] = x[i] / L[i * (n + 1)];
+  }
+  for (int i = n - 1; i >= 0; i--) {
+    PX_REAL xi = x[i];
+    for (int j = i + 1; j < n; j++) xi = xi - L[j * n + i] * x[j];
+    x[i] = xi / L[i * (n + 1)];
+  }
+}
+#endif  // PX_KERN_C
 
 // the rows i.. of an elliptic contact in mj_constraintUpdate: force, state (replicated over
 // the contact's rows), the cone Hessian into the contact's H when coneH is 1; returns the cost
@@ -445,6 +623,16 @@ PX_FN PX_REAL pxk_svUpdate(PX_MDC int nv, int nefc, int ne, int nf, int useB, in
     }
   }
   // qfrc_constraint = J' force (mju_mulMatTVec: rows of zero force skipped)
+#ifdef PX_KERN_C
+  // C fast path: the same element-wise updates, two elements at a time
+  PX_REAL* restrict qc = d->efc_sv_qfrc_constraint;
+  const PX_REAL* restrict frc = d->efc_sv_force;
+  for (int k = 0; k < nv; k++) qc[k] = PX_R(0.0);
+  for (int i = 0; i < nefc; i++) {
+    PX_REAL f = frc[i];
+    if (f != PX_R(0.0)) pxk_cAxpy(qc, d->efc_sv_J + i * nv, f, nv);
+  }
+#else
   for (int k = 0; k < nv; k++) PXK_E(efc_sv_qfrc_constraint, k) = PX_R(0.0);
   for (int i = 0; i < nefc; i++) {
     PXR f = PXK_E(efc_sv_force, i);
@@ -455,6 +643,7 @@ PX_FN PX_REAL pxk_svUpdate(PX_MDC int nv, int nefc, int ne, int nf, int useB, in
       }
     }
   }
+#endif  // PX_KERN_C
   return s;
 }
 
@@ -529,6 +718,31 @@ PX_FN void pxk_svMakeHessian(PX_MDC int nv, int nefc) {
     PXK_E(efc_sv_D, i) =
         PXK_E(efc_sv_state, i) == PXK_CNSTRSTATE_QUADRATIC ? PXK_E(efc_sv_Dr, i) : PX_R(0.0);
   }
+#ifdef PX_KERN_C
+  // C fast path: the same element-wise updates through local pointers, two at a time
+  PX_REAL* restrict hl = d->efc_sv_L;
+  for (int k = 0; k < nv * nv; k++) hl[k] = PX_R(0.0);
+  for (int j = 0; j < nefc; j++) {
+    PX_REAL dj = d->efc_sv_D[j];
+    if (dj == PX_R(0.0)) continue;
+    const PX_REAL* restrict jj = d->efc_sv_J + j * nv;
+    for (int i = 0; i < nv; i++) {
+      PX_REAL t = jj[i];
+      if (t == PX_R(0.0)) continue;
+      PX_REAL scl = t * dj;
+      pxk_cAxpy(hl + i * nv, jj, scl, i + 1);
+    }
+  }
+  const int* restrict mra = d->efc_sv_Mrowadr;
+  const int* restrict mrn = d->efc_sv_Mrownnz;
+  const int* restrict mci = d->efc_sv_Mcolind;
+  const PX_REAL* restrict mm = d->efc_sv_M;
+  for (int i = 0; i < nv; i++) {
+    int start = mra[i];
+    PX_REAL* restrict hi = hl + i * nv;
+    for (int a = start; a < start + mrn[i]; a++) hi[mci[a]] = hi[mci[a]] + mm[a];
+  }
+#else
   for (int k = 0; k < nv * nv; k++) PXK_E(efc_sv_L, k) = PX_R(0.0);
   for (int j = 0; j < nefc; j++) {
     PXR dj = PXK_E(efc_sv_D, j);
@@ -551,6 +765,7 @@ PX_FN void pxk_svMakeHessian(PX_MDC int nv, int nefc) {
       PXK_E(efc_sv_L, i * nv + j) = h;
     }
   }
+#endif  // PX_KERN_C
 }
 
 // in-place Cholesky factor of efc_sv_L (mju_cholFactor with mindiag mjMINVAL)
@@ -615,9 +830,13 @@ PX_FN void pxk_svCholFactor(PX_MDC int n) {
 
 // rank-one update of efc_sv_L with efc_sv_cholupd; returns the rank
 PX_FN int pxk_svCholUpdate(PX_MDC int n, int plus) {
+#ifdef PX_KERN_C
+  return pxk_cCholUpdate(d->efc_sv_L, d->efc_sv_cholupd, n, plus);
+#else
   int rank = n;
   PXK_CHOLUPDATE_BODY(efc_sv_L, efc_sv_cholupd, 0, n, plus, rank)
   return rank;
+#endif  // PX_KERN_C
 }
 
 // Body of mju_cholSolve: efc_sv_Mgrad = inv(L L') efc_sv_grad with the factor in Lf
@@ -644,11 +863,15 @@ PX_FN int pxk_svCholUpdate(PX_MDC int n, int plus) {
 
 // efc_sv_Mgrad = inv(H) efc_sv_grad: the factor with cones (Lcone) when some row is in the cone
 PX_FN void pxk_svCholSolve(PX_MDC int n, int ncone) {
+#ifdef PX_KERN_C
+  pxk_cCholSolve(ncone > 0 ? d->efc_sv_Lcone : d->efc_sv_L, d->efc_sv_grad, d->efc_sv_Mgrad, n);
+#else
   if (ncone > 0) {
     PXK_CHOLSOLVE_BODY(efc_sv_Lcone, n)
   } else {
     PXK_CHOLSOLVE_BODY(efc_sv_L, n)
   }
+#endif  // PX_KERN_C
 }
 
 // Cholesky factor of a local dim x dim matrix in place (mju_cholFactor, mindiag mjMINVAL)
@@ -703,8 +926,12 @@ PX_FN void pxk_svHessianCone(PX_MDC int nv, int nefc) {
         }
       }
       for (int r = 0; r < dim; r++) {
+#ifdef PX_KERN_C
+        pxk_cCholUpdate(d->efc_sv_Lcone, d->efc_sv_LTJ + r * nv, nv, 1);
+#else
         int rank = nv;
         PXK_CHOLUPDATE_BODY(efc_sv_Lcone, efc_sv_LTJ, r * nv, nv, 1, rank)
+#endif  // PX_KERN_C
       }
       i += dim - 1;
     }
@@ -1143,7 +1370,11 @@ PX_FN PX_REAL pxk_svSearch(PX_MDC int nv, int nefc, int ne, int nf, PX_REAL scal
   PXR tol = MOPT(tolerance) * MOPT(ls_tolerance);
   PXR gtol = tol * snorm / scale;
   int lsmax = MOPT(ls_iterations);
+#ifdef PX_KERN_C
+  pxk_cSvMulM(d, d->efc_sv_Mv, d->efc_sv_search, nv);
+#else
   PXK_SVMULM_BODY(efc_sv_Mv, efc_sv_search, nv)
+#endif  // PX_KERN_C
   for (int i = 0; i < nefc; i++) {
     PXR s = PX_ZERO;
     PXK_DOT_BODY(s, PXK_AE, efc_sv_J, i * nv, PXK_AE, efc_sv_search, 0, nv)
@@ -1299,7 +1530,11 @@ PX_FN int pxk_solPrimal(PX_MDC int nv, int nefc, int ne, int nf, PX_REAL scale, 
   PXR qg[3];
   PXR impr[1];
   int coneH = (newton == 1 && MOPT(cone) == PX_CONE_ELLIPTIC) ? 1 : 0;
+#ifdef PX_KERN_C
+  pxk_cSvMulM(d, d->efc_sv_Ma, d->efc_sv_qacc, nv);
+#else
   PXK_SVMULM_BODY(efc_sv_Ma, efc_sv_qacc, nv)
+#endif  // PX_KERN_C
   for (int i = 0; i < nefc; i++) {
     PXR s = PX_ZERO;
     PXK_DOT_BODY(s, PXK_AE, efc_sv_J, i * nv, PXK_AE, efc_sv_qacc, 0, nv)
@@ -1394,7 +1629,11 @@ PX_FN void pxk_svWarmstart(PX_MDC int nv, int nefc, int ne, int nf) {
       PXK_E(efc_sv_Jaref, i) = v;
     }
     PXR cw = pxk_svUpdate(PX_MDARGC nv, nefc, ne, nf, 0, 0);
+#ifdef PX_KERN_C
+    pxk_cSvMulM(d, d->efc_sv_Ma, d->efc_sv_qacc, nv);
+#else
     PXK_SVMULM_BODY(efc_sv_Ma, efc_sv_qacc, nv)
+#endif  // PX_KERN_C
     for (int i = 0; i < nv; i++) {
       PXR a = PXK_E(efc_sv_Ma, i) - PXK_E(efc_sv_qfrc_smooth, i);
       PXR b = PXK_E(efc_sv_qacc, i) - PXK_E(efc_sv_qacc_smooth, i);
