@@ -522,6 +522,76 @@ PX_FN void pxk_cnFrameMul(PX_MDC int ro, PX_IN(PX_REAL, frame, 9), int fr, int n
   }
 }
 
+#ifdef PX_KERN_C
+// C fast path of a contact's Jacobian rows in pxk_cnContact: the rows r0.. of efc_J column by
+// column with the same operations per column (the two bodies' Jacobians, their difference, the
+// contact-frame rows, the pyramid edges). A column outside both bodies' dof chains has zero
+// Jacobians, and its rows come out +0 in the dialect code (0 - 0, 0 + 0 * f, with finite f), so
+// only the chain columns are computed, the rest of the rows zeroed (every column when some frame
+// or friction entry is not finite). efc_cn_jac is not written.
+PX_FN void pxk_cCnContactJ(const pxModel* m, pxData* d, int r0, int dim, int ell,
+                           const PX_REAL* pos, const PX_REAL* frame, const PX_REAL* friction,
+                           int b0, int b1) {
+  int nv = m->nv;
+  int nrow = dim == 1 ? 1 : (ell == 1 ? dim : 2 * (dim - 1));
+  PX_REAL* restrict J = d->efc_J + r0 * nv;
+  int finite = 1;
+  for (int k = 0; k < 9; k++) finite = frame[k] - frame[k] == PX_R(0.0) ? finite : 0;
+  for (int k = 0; k < dim - 1; k++) finite = friction[k] - friction[k] == PX_R(0.0) ? finite : 0;
+  memset(J, 0, sizeof(PX_REAL) * (size_t)(nrow * nv));
+  PX_REAL off0[3];
+  PX_REAL off1[3];
+  pxk_jacOffset(m, d, off0, pos, b0);
+  pxk_jacOffset(m, d, off1, pos, b1);
+  int i0 = pxk_jacLastDof(m, d, b0);
+  int i1 = pxk_jacLastDof(m, d, b1);
+  int nd = dim > 3 ? 6 : 3;
+  int nr1 = dim > 1 ? 3 : 1;
+  for (int k = nv - 1; k >= 0; k--) {
+    int in0 = k == i0 ? 1 : 0;
+    int in1 = k == i1 ? 1 : 0;
+    if (in0 == 1 || in1 == 1 || finite == 0) {
+      PX_REAL a[6] = {PX_R(0.0), PX_R(0.0), PX_R(0.0), PX_R(0.0), PX_R(0.0), PX_R(0.0)};
+      PX_REAL b[6] = {PX_R(0.0), PX_R(0.0), PX_R(0.0), PX_R(0.0), PX_R(0.0), PX_R(0.0)};
+      if (in0 == 1) pxk_jacColumn(m, d, a, a + 3, off0, k);
+      if (in1 == 1) pxk_jacColumn(m, d, b, b + 3, off1, k);
+      PX_REAL dd[6];
+      for (int r = 0; r < nd; r++) dd[r] = b[r] - a[r];
+      PX_REAL row[6];
+      for (int r = 0; r < nr1; r++) {
+        row[r] = PX_R(0.0);
+        for (int c = 0; c < 3; c++) {
+          PX_REAL f = frame[3 * r + c];
+          if (f != PX_R(0.0)) row[r] = row[r] + dd[c] * f;
+        }
+      }
+      for (int r = 0; r < dim - 3; r++) {
+        row[3 + r] = PX_R(0.0);
+        for (int c = 0; c < 3; c++) {
+          PX_REAL f = frame[3 * r + c];
+          if (f != PX_R(0.0)) row[3 + r] = row[3 + r] + dd[3 + c] * f;
+        }
+      }
+      if (dim == 1) {
+        J[k] = row[0];
+      } else if (ell == 1) {
+        for (int r = 0; r < dim; r++) J[r * nv + k] = row[r];
+      } else {
+        for (int q = 1; q < dim; q++) {
+          PX_REAL f = friction[q - 1];
+          PX_REAL nf = -f;
+          int r = 2 * (q - 1);
+          J[r * nv + k] = row[0] + row[q] * f;
+          J[(r + 1) * nv + k] = row[0] + row[q] * nf;
+        }
+      }
+    }
+    if (in0 == 1) i0 = m->dof_parentid[i0];
+    if (in1 == 1) i1 = m->dof_parentid[i1];
+  }
+}
+#endif  // PX_KERN_C
+
 // contact rows (mj_instantiateContact, dense; frictionless and pyramidal cones)
 PX_FN void pxk_cnContact(PX_MD) {
   int nv = MS(nv);
@@ -547,6 +617,37 @@ PX_FN void pxk_cnContact(PX_MD) {
     PXR frame[9];
     for (int k = 0; k < 3; k++) pos[k] = PXK_CON(i).pos[k];
     for (int k = 0; k < 9; k++) frame[k] = PXK_CON(i).frame[k];
+#ifdef PX_KERN_C
+    int b0 = M(geom_bodyid, PXK_CON(i).geom[0]);
+    int b1 = M(geom_bodyid, PXK_CON(i).geom[1]);
+    PXR dist = PXK_CON(i).dist;
+    PXR cm = PXK_CON(i).includemargin;
+    pxk_cCnContactJ(m, d, r0, dim, ell, pos, frame, PXK_CON(i).friction, b0, b1);
+    (void)ja;
+    (void)jb;
+    (void)jd;
+    (void)jc;
+    if (dim == 1) {
+      PXK_E(efc_pos, r0) = dist;
+      PXK_E(efc_margin, r0) = cm;
+      pxk_cnCommit(PX_MDARGC 1, PXK_CNSTR_CONTACT_FRICTIONLESS, i, PX_ZERO);
+    } else if (ell == 1) {
+      for (int r = 0; r < dim; r++) {
+        PXK_E(efc_pos, r0 + r) = r == 0 ? dist : PX_R(0.0);
+        PXK_E(efc_margin, r0 + r) = r == 0 ? cm : PX_R(0.0);
+      }
+      pxk_cnCommit(PX_MDARGC dim, PXK_CNSTR_CONTACT_ELLIPTIC, i, PX_ZERO);
+    } else {
+      for (int k = 1; k < dim; k++) {
+        int r = PXK_EN(PX_EFC_NEFC);
+        PXK_E(efc_pos, r) = dist;
+        PXK_E(efc_pos, r + 1) = dist;
+        PXK_E(efc_margin, r) = cm;
+        PXK_E(efc_margin, r + 1) = cm;
+        pxk_cnCommit(PX_MDARGC 2, PXK_CNSTR_CONTACT_PYRAMIDAL, i, PX_ZERO);
+      }
+    }
+#else
     int b0 = M(geom_bodyid, PXK_CON(i).geom[0]);
     int b1 = M(geom_bodyid, PXK_CON(i).geom[1]);
     pxk_cnJac(PX_MDARGC ja, pos, b0);
@@ -594,6 +695,7 @@ PX_FN void pxk_cnContact(PX_MD) {
         pxk_cnCommit(PX_MDARGC 2, PXK_CNSTR_CONTACT_PYRAMIDAL, i, PX_ZERO);
       }
     }
+#endif  // PX_KERN_C
   }
 }
 
