@@ -185,9 +185,29 @@ PX_FN void pxk_cnCommit(PX_MDC int size, int type, int id, PX_REAL frictionloss)
       type == PXK_CNSTR_CONTACT_ELLIPTIC) {
     empty = 0;
   }
+#ifdef PX_KERN_C
+  // C fast path: the same test (an entry != 0, NaN included) two entries at a time
+  if (empty == 1) {
+    const PX_REAL* restrict row = d->efc_J + r0 * nv;
+    int n = size * nv;
+    int k = 0;
+#ifdef PX_SSE2
+    __m128d z = _mm_setzero_pd();
+    for (; k + 4 <= n && empty == 1; k += 4) {
+      __m128d c01 = _mm_cmpneq_pd(_mm_loadu_pd(row + k), z);
+      __m128d c23 = _mm_cmpneq_pd(_mm_loadu_pd(row + k + 2), z);
+      if (_mm_movemask_pd(_mm_or_pd(c01, c23)) != 0) empty = 0;
+    }
+#endif
+    for (; k < n && empty == 1; k++) {
+      if (row[k] != PX_R(0.0)) empty = 0;
+    }
+  }
+#else
   for (int k = 0; k < size * nv && empty == 1; k++) {
     if (PXK_E(efc_J, r0 * nv + k) != PX_R(0.0)) empty = 0;
   }
+#endif  // PX_KERN_C
   if (empty == 1) return;
   for (int r = r0; r < r0 + size; r++) {
     PXK_E(efc_frictionloss, r) = frictionloss;
@@ -547,10 +567,12 @@ PX_FN void pxk_cCnContactJ(const pxModel* m, pxData* d, int r0, int dim, int ell
   int i1 = pxk_jacLastDof(m, d, b1);
   int nd = dim > 3 ? 6 : 3;
   int nr1 = dim > 1 ? 3 : 1;
-  for (int k = nv - 1; k >= 0; k--) {
+  // the columns from the last down: every one, or only the next dof of either chain
+  int k = finite == 1 ? (i0 > i1 ? i0 : i1) : nv - 1;
+  while (k >= 0) {
     int in0 = k == i0 ? 1 : 0;
     int in1 = k == i1 ? 1 : 0;
-    if (in0 == 1 || in1 == 1 || finite == 0) {
+    {
       PX_REAL a[6] = {PX_R(0.0), PX_R(0.0), PX_R(0.0), PX_R(0.0), PX_R(0.0), PX_R(0.0)};
       PX_REAL b[6] = {PX_R(0.0), PX_R(0.0), PX_R(0.0), PX_R(0.0), PX_R(0.0), PX_R(0.0)};
       if (in0 == 1) pxk_jacColumn(m, d, a, a + 3, off0, k);
@@ -588,6 +610,7 @@ PX_FN void pxk_cCnContactJ(const pxModel* m, pxData* d, int r0, int dim, int ell
     }
     if (in0 == 1) i0 = m->dof_parentid[i0];
     if (in1 == 1) i1 = m->dof_parentid[i1];
+    k = finite == 1 ? (i0 > i1 ? i0 : i1) : k - 1;
   }
 }
 #endif  // PX_KERN_C
