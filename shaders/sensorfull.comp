@@ -8,7 +8,7 @@
 // as sensor.comp's; one workgroup per world, PX_NLANE lanes per world (specialization constant 0).
 // Without a constraint stage the executor uploads zero row and contact counts (the CPU's state).
 // On a device that stops long loops (lavapipe's loop limiter: 65535 loop iterations per
-// invocation) the world is flagged (efc_n's PX_EFC_NTRUNC) and the executor reports it.
+// invocation) the world is flagged (2 in efc_n's PX_EFC_NTRUNC) and the executor reports it.
 // Built by scripts/build_shaders.sh for fp64 and, with -DPX_FP32, for fp32.
 #version 460
 #extension GL_EXT_buffer_reference : require
@@ -54,5 +54,5 @@ void main() {
   // cannot know runs once instead of twice when the invocation's budget is spent
   int probe = 0;
   for (int k = 0; k < 2 + min(pxw, 0); k++) probe++;
-  if (probe != 2) PXK_EN(PX_EFC_NTRUNC) = 1;
+  if (probe != 2) PXK_EN(PX_EFC_NTRUNC) = PXK_EN(PX_EFC_NTRUNC) | 2;
 }

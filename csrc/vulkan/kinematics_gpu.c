@@ -847,16 +847,16 @@ static pxtStatus runPhase(pxvContext* ctx, const pxModel* m, pxWorlds* w, int pr
     download(w, df, ef, &L, &buf, contacts, constraints);
     // a world whose constraint entry points or full sensor pass ran out of the device's loop
     // budget (lavapipe) has wrong rows, forces or readings: an error, never a result
+    // (the flag: 1 from the constraint stage, 2 from the sensor pass)
     for (int i = 0; (constraints || sensorfull) && i < w->nworld; i++) {
       int32_t trunc;
       memcpy(&trunc,
              (const char*)buf.map + L.efc_n + ((size_t)i * PX_EFC_NCOUNT + PX_EFC_NTRUNC) * 4, 4);
-      if (trunc && constraints) {
+      if (trunc & 1) {
         PX_FAIL(st, PX_ERR_UNSUPPORTED,
-                "%s: world %d: the device ended a loop of the constraint stage or the sensor pass "
-                "early (%d rows; lavapipe stops every loop after 65535 loop iterations per "
-                "invocation), so its rows, forces or sensor readings would be wrong; use the CPU "
-                "executor or a GPU",
+                "%s: world %d: the device ended a loop of the constraint stage early (%d rows; "
+                "lavapipe stops every loop after 65535 loop iterations per invocation), so its "
+                "rows or forces would be wrong; use the CPU executor or a GPU",
                 fn, i, w->efc_n[(size_t)i * PX_EFC_NCOUNT + PX_EFC_NEFC]);
         break;
       }
