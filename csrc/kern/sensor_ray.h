@@ -292,22 +292,30 @@ PX_FN int pxk_srGeomCulled(PX_MDC int g, PX_IN(PX_REAL, pnt, 3), PX_REAL azimuth
   return aazd > azh ? 1 : 0;
 }
 
-// one ray of mj_multiRay from pnt (mju_singleRay; all groups, static geoms included, body
-// bodyexclude excluded): the distance, geomid[0] and normal as pxk_ray
-PX_FN PX_REAL pxk_srMultiRay(PX_MDC PX_IN(PX_REAL, pnt, 3), PX_IN(PX_REAL, vec, 3), int bodyexclude,
-                             PX_OUT(int, geomid, 1), PX_OUT(PX_REAL, normal, 3)) {
+// one ray of a camera from pnt (all groups, static geoms included, body bodyexclude excluded):
+// with cull, mj_multiRay's (mju_singleRay with its culling), else mj_ray's (pxk_ray: the same
+// geoms in the same order, bodies' geoms being contiguous; one cast site for both keeps the
+// pipeline smaller). The distance, geomid[0] and normal as pxk_ray
+PX_FN PX_REAL pxk_srCamRay(PX_MDC PX_IN(PX_REAL, pnt, 3), PX_IN(PX_REAL, vec, 3), int bodyexclude,
+                           int cull, PX_OUT(int, geomid, 1), PX_OUT(PX_REAL, normal, 3)) {
   geomid[0] = -1;
   pxk_rayZero3(normal);
-  PXR vv = pxk_dot3(vec, vec);
-  if (vv < PXK_MINVAL) return PX_R(-1.0);
+  if (cull == 1) {
+    PXR vv = pxk_dot3(vec, vec);
+    if (vv < PXK_MINVAL) return PX_R(-1.0);
+  } else {
+    PXR len = PX_SQRT(vec[0] * vec[0] + vec[1] * vec[1] + vec[2] * vec[2]);
+    if (!(len >= PXK_MINVAL)) return PX_R(-1.0);
+  }
   int grp[6];
   for (int k = 0; k < 6; k++) grp[k] = 1;
   PXR azimuth = pxk_srAzimuth(vec);
   PXR elevation = pxk_srElevation(vec);
   PXR dist = PX_R(-1.0);
   for (int b = 0; b < MS(nbody); b++) {
-    // the body's culling, computed when first needed: -1 not yet, else pxk_srBodySphere's
-    int cull = -1;
+    // the body's culling, computed when first needed: -1 not yet, else pxk_srBodySphere's (0
+    // without culling)
+    int bc = cull == 1 ? -1 : 0;
     int adr = M(body_geomadr, b);
     for (int g = adr; g < adr + M(body_geomnum, b); g++) {
       if (pxk_rayEliminate(PX_MDARGC g, grp, 0, 1, bodyexclude) != 0) continue;
@@ -316,9 +324,9 @@ PX_FN PX_REAL pxk_srMultiRay(PX_MDC PX_IN(PX_REAL, pnt, 3), PX_IN(PX_REAL, vec, 
       // meshes and height fields: culled before their (long) cast
       int heavy = (type == PX_GEOM_MESH || type == PX_GEOM_HFIELD) ? 1 : 0;
       if (heavy == 1) {
-        if (cull == -1) cull = pxk_srBodySphere(PX_MDARGC b, pnt, vec);
-        if (cull == 2) break;
-        if (cull == 1 && pxk_srGeomCulled(PX_MDARGC g, pnt, azimuth, elevation) == 1) continue;
+        if (bc == -1) bc = pxk_srBodySphere(PX_MDARGC b, pnt, vec);
+        if (bc == 2) break;
+        if (bc == 1 && pxk_srGeomCulled(PX_MDARGC g, pnt, azimuth, elevation) == 1) continue;
       }
       PXR nrm[3];
       PXR nd = PX_R(-1.0);
@@ -334,13 +342,14 @@ PX_FN PX_REAL pxk_srMultiRay(PX_MDC PX_IN(PX_REAL, pnt, 3), PX_IN(PX_REAL, vec, 
         for (int k = 0; k < 3; k++) size[k] = M(geom_size, 3 * g + k);
         nd = pxk_rayGeom(pos, mat, size, pnt, vec, type, nrm);
       }
-      if (nd < PX_R(0.0) || (nd >= dist && dist >= PX_R(0.0))) continue;
+      int take = (nd >= PX_R(0.0) && (nd < dist || dist < PX_R(0.0))) ? 1 : 0;
+      if (take == 0) continue;
 
       // a primitive's hit that would count: culled after the cast (the same result)
       if (heavy == 0) {
-        if (cull == -1) cull = pxk_srBodySphere(PX_MDARGC b, pnt, vec);
-        if (cull == 2) break;
-        if (cull == 1 && pxk_srGeomCulled(PX_MDARGC g, pnt, azimuth, elevation) == 1) continue;
+        if (bc == -1) bc = pxk_srBodySphere(PX_MDARGC b, pnt, vec);
+        if (bc == 2) break;
+        if (bc == 1 && pxk_srGeomCulled(PX_MDARGC g, pnt, azimuth, elevation) == 1) continue;
       }
       dist = nd;
       geomid[0] = g;
@@ -427,7 +436,6 @@ PX_FN void pxk_snRangefinder(PX_MDC int i, int oa) {
       PXR pr = fr + PX_R(0.5);
       PXR py = pr - cy;
       PXR npy = -py;
-      PXR dist = PX_R(-1.0);
       if (proj == 0) {
         PXR dc[3];
         dc[0] = px / fx;
@@ -435,8 +443,7 @@ PX_FN void pxk_snRangefinder(PX_MDC int i, int oa) {
         dc[2] = PX_R(-1.0);
         pxk_mulMatVec3(dir, xmat, dc);
         pxk_normalize3(dir);
-        dist = pxk_srMultiRay(PX_MDARGC campos, dir, bodyexclude, gid, nrm);
-        o = pxk_srFill(PX_MDARGC o, spec, dist, campos, dir, nrm, 1, campos, camz);
+        for (int k = 0; k < 3; k++) origin[k] = campos[k];
       } else {
         for (int k = 0; k < 3; k++) dir[k] = -camz[k];
         PXR hext = extent / PX_R(2.0);
@@ -449,9 +456,10 @@ PX_FN void pxk_snRangefinder(PX_MDC int i, int oa) {
         oc[2] = PX_ZERO;
         pxk_mulMatVec3(ow, xmat, oc);
         for (int k = 0; k < 3; k++) origin[k] = campos[k] + ow[k];
-        dist = pxk_ray(PX_MDARGC origin, dir, grp, 0, 1, bodyexclude, gid, nrm);
-        o = pxk_srFill(PX_MDARGC o, spec, dist, origin, dir, nrm, 1, campos, camz);
       }
+      // perspective: mj_multiRay from the camera; orthographic: mj_ray from the image plane
+      PXR dist = pxk_srCamRay(PX_MDARGC origin, dir, bodyexclude, proj == 0 ? 1 : 0, gid, nrm);
+      o = pxk_srFill(PX_MDARGC o, spec, dist, origin, dir, nrm, 1, campos, camz);
     }
   }
 #endif  // PXK_SN_CAMERA
