@@ -14,7 +14,8 @@
 // PXK_SN_EFC (rows and contacts: csrc/kern/constraint.h's accessors) and PXK_SN_CAMERA are
 // defined: always on the CPU; on the GPU in the sensor entry point that declares the constraint
 // blocks (shaders/sensorfull.comp), which the executor dispatches instead of shaders/sensor.comp
-// for models with such sensors. Site rangefinders run in both entry points. The tactile sensor is the executor's: the CPU defines PXK_SN_TACTILE(i) before this header
+// for models with such sensors. Site rangefinders run in both entry points. The tactile sensor
+// is the executor's: the CPU defines PXK_SN_TACTILE(i) before this header
 // (csrc/engine/tactile.c); elsewhere it is not computed, nor are plugin sensors: the executors
 // refuse models holding them.
 // User sensors are zero (MuJoCo leaves them to a callback phalanx does not have).

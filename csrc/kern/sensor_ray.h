@@ -361,7 +361,6 @@ PX_FN PX_REAL pxk_srCamRay(PX_MDC PX_IN(PX_REAL, pnt, 3), PX_IN(PX_REAL, vec, 3)
 
 #endif  // PXK_SN_CAMERA
 
-
 // rangefinder sensor i into sensordata[oa..] (cameras where PXK_SN_CAMERA is defined)
 PX_FN void pxk_snRangefinder(PX_MDC int i, int oa) {
   int spec = M(sensor_intprm, 3 * i);
