@@ -269,27 +269,40 @@ def sensor_errors(model, gpu, cpu):
     return errs
 
 
-@pytest.mark.slow
-def test_fp32_close(vk):
-    """fp32 sensordata against the fp64 CPU after forward, per sensor within FP32_TOL (the camera
-    rangefinders with the constraint stage disabled; the row sensors after a forward pass with
-    contacts and limits, where the fp32 contact set matches the CPU's). Measured on lavapipe:
-    see docs/gpu_executor.md."""
+def fp32_worst(vk, label, model, seed):
+    """The worst per-sensor error of fp32 sensordata after forward against the fp64 CPU over 3
+    worlds (those whose fp32 contact and row counts match the CPU's), each within FP32_TOL."""
     worst = (0.0, "")
-    cam = phalanx.Model.from_xml_string(rfcamera_xml())
-    cam.opt.disableflags = cam.opt.disableflags | DSBL_CONSTRAINT
-    for label, model in (("rfcamera", cam), ("rows", rows_model())):
-        q, inputs = random_batch(model, 3, np.random.default_rng(34))
-        out = vk.forward(model, q, precision="fp32", **inputs)
-        for w in range(3):
-            data = cpu_world(model, q, inputs, w)
-            phalanx.forward(model, data)
-            if out["ncon"][w] != data.ncon or out["efc_n"][w][0] != data.nefc:
-                continue  # another contact or row set in fp32: readings not comparable
-            for err, i in sensor_errors(model, out["sensordata"][w], data.sensordata):
-                where = f"{label} world {w} sensor {i} (type {model.sensor_type[i]})"
-                worst = max(worst, (err, where))
-                assert err <= FP32_TOL, f"{where}: {err:.2g}"
+    q, inputs = random_batch(model, 3, np.random.default_rng(seed))
+    out = vk.forward(model, q, precision="fp32", **inputs)
+    for w in range(3):
+        data = cpu_world(model, q, inputs, w)
+        phalanx.forward(model, data)
+        rows = "ncon" in out  # a model with constraint rows: the contacts and counts too
+        if rows and (out["ncon"][w] != data.ncon or out["efc_n"][w][0] != data.nefc):
+            continue  # another contact or row set in fp32: readings not comparable
+        for err, i in sensor_errors(model, out["sensordata"][w], data.sensordata):
+            where = f"{label} world {w} sensor {i} (type {model.sensor_type[i]})"
+            worst = max(worst, (err, where))
+            assert err <= FP32_TOL, f"{where}: {err:.2g}"
     print(f"\nfp32 sensordata worst relative error {worst[0]:.3g} at {worst[1]}")
     assert worst[1], "no world compared"
     assert vk.validation_messages == 0
+
+
+@pytest.mark.slow
+def test_fp32_camera_close(vk):
+    """fp32 camera rangefinders (and the zero row sensors) after forward, the constraint stage
+    disabled: per sensor within FP32_TOL of the fp64 CPU (measured on lavapipe: at most 3.5e-7,
+    the accelerometer; ray distances within 2.2e-7, the same hits; docs/sensors.md)."""
+    cam = phalanx.Model.from_xml_string(rfcamera_xml())
+    cam.opt.disableflags = cam.opt.disableflags | DSBL_CONSTRAINT
+    fp32_worst(vk, "rfcamera", cam, 34)
+
+
+@pytest.mark.slow
+def test_fp32_rows_close(vk):
+    """fp32 row and contact sensors after a forward pass with contacts and limits, in the worlds
+    whose fp32 contact and row counts match the CPU's: per sensor within FP32_TOL (not measured
+    yet: a cold lavapipe compiles the fp32 collision and constraint pipelines for many minutes)."""
+    fp32_worst(vk, "rows", rows_model(), 34)
