@@ -34,7 +34,7 @@ pytestmark = pytest.mark.gpu
 OK, WHY = phalanx.vulkan_available()
 
 # fp32 against the fp64 CPU, per sensor: ||gpu32 - cpu64|| / max(||cpu64||, 1) (readings near
-# zero compared absolutely); measured on lavapipe, see test_fp32_close
+# zero compared absolutely); camera rangefinders measured on lavapipe, see test_fp32_camera_close
 FP32_TOL = 1e-3
 
 DSBL_CONSTRAINT = int(mujoco.mjtDisableBit.mjDSBL_CONSTRAINT)
