@@ -27,30 +27,11 @@ pxtStatus px_rnePostConstraint(const pxModel* m, pxData* d, pxStatus* st) {
 }
 
 void px_rnePostConstraintRun(const pxModel* m, pxData* d) {
+  // a model without constraint rows may have a Data without contact or row storage
   if (px_constraintFree(m)) {
     pxk_rnePostConstraint(m, d);
-    return;
-  }
-  // the kernel's sequence with the contact and equality forces added to cfrc_ext
-  double acc[6], tmp[6], frc[6];
-  for (int i = 0; i < m->nbody; i++) pxk_postExtForce(m, d, i);
-  pxk_cnExtForces(m, d);
-  pxk_postWorldAcc(m, d, acc);
-  memcpy(d->cacc, acc, sizeof(acc));
-  memset(d->cfrc_int, 0, 6 * sizeof(double));
-  for (int j = 1; j < m->nbody; j++) {
-    int bda = m->body_dofadr[j], n = m->body_dofnum[j], p = m->body_parentid[j];
-    PXK_POST_MULDOFVEC(tmp, cdof_dot, qvel, bda, n)
-    for (int k = 0; k < 6; k++) acc[k] = d->cacc[6 * p + k] + tmp[k];
-    PXK_POST_MULDOFVEC(tmp, cdof, qacc, bda, n)
-    for (int k = 0; k < 6; k++) acc[k] += tmp[k];
-    memcpy(d->cacc + 6 * j, acc, sizeof(acc));
-    pxk_postBodyForce(m, d, frc, acc, j);
-    for (int k = 0; k < 6; k++) d->cfrc_int[6 * j + k] = frc[k] - d->cfrc_ext[6 * j + k];
-  }
-  for (int j = m->nbody - 1; j > 0; j--) {
-    int p = m->body_parentid[j];
-    for (int k = 0; k < 6; k++) d->cfrc_int[6 * p + k] += d->cfrc_int[6 * j + k];
+  } else {
+    pxk_rnePostConstraintEfc(m, d);
   }
 }
 

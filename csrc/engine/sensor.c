@@ -161,20 +161,10 @@ pxtStatus px_sensorCheckGPU(const pxModel* m, pxStatus* st) {
   if (m->opt.disableflags & PX_DSBL_SENSOR) return PX_OK;
   pxtStatus code = px_sensorCheck(m, st);
   if (code != PX_OK) return code;
-  // what the sensor shader (shaders/sensor.comp) leaves out: the readings of constraint rows and
-  // contacts, camera rangefinders (sensor.h's CPU-only parts), and the geom distance sensors
-  // (PXK_SN_NOGEOMDIST: the collision code they need would make the pipeline far slower to
-  // build)
+  // what the sensor entry points (shaders/sensor.comp, sensorfull.comp) leave out: the geom
+  // distance sensors (PXK_SN_NOGEOMDIST: the collision code they need would make the pipeline far
+  // slower to build) and tactile sensors (the CPU's csrc/engine/tactile.c)
   static const char* why[] = {
-      [PX_SENS_TOUCH] = "touch (it reads contact forces and casts rays; CPU only)",
-
-      [PX_SENS_CONTACT] = "contact (it reads contacts; CPU only)",
-      [PX_SENS_JOINTLIMITPOS] = "jointlimitpos (it reads constraint rows; CPU only)",
-      [PX_SENS_JOINTLIMITVEL] = "jointlimitvel (it reads constraint rows; CPU only)",
-      [PX_SENS_JOINTLIMITFRC] = "jointlimitfrc (it reads constraint rows; CPU only)",
-      [PX_SENS_TENDONLIMITPOS] = "tendonlimitpos (it reads constraint rows; CPU only)",
-      [PX_SENS_TENDONLIMITVEL] = "tendonlimitvel (it reads constraint rows; CPU only)",
-      [PX_SENS_TENDONLIMITFRC] = "tendonlimitfrc (it reads constraint rows; CPU only)",
       [PX_SENS_GEOMDIST] =
           "distance (a geom distance: no collision code in the sensor shader; CPU only)",
       [PX_SENS_GEOMNORMAL] =
@@ -185,13 +175,6 @@ pxtStatus px_sensorCheckGPU(const pxModel* m, pxStatus* st) {
   };
   for (int i = 0; i < m->nsensor; i++) {
     int t = m->sensor_type[i];
-    if (t == PX_SENS_RANGEFINDER && m->sensor_objtype[i] != PX_OBJ_SITE) {
-      return PX_FAIL(st, PX_ERR_UNSUPPORTED,
-                     "forward on the GPU: sensor %d: camera rangefinder sensors are not computed "
-                     "on the GPU (the ray culling of mj_multiRay walks the collision trees; the "
-                     "CPU computes them; or disable sensor)",
-                     i);
-    }
     if (t >= 0 && t < (int)(sizeof(why) / sizeof(why[0])) && why[t]) {
       return PX_FAIL(st, PX_ERR_UNSUPPORTED,
                      "forward on the GPU: sensor %d: %s sensors are not computed on the GPU (the "
@@ -200,6 +183,42 @@ pxtStatus px_sensorCheckGPU(const pxModel* m, pxStatus* st) {
     }
   }
   return PX_OK;
+}
+
+int px_sensorFullGPU(const pxModel* m) {
+  if (m->nsensor == 0 || (m->opt.disableflags & PX_DSBL_SENSOR)) return 0;
+  int rows = !px_constraintFree(m);
+  for (int i = 0; i < m->nsensor; i++) {
+    int t = m->sensor_type[i];
+    switch (t) {
+      case PX_SENS_TOUCH:
+      case PX_SENS_CONTACT:
+      case PX_SENS_JOINTLIMITPOS:
+      case PX_SENS_JOINTLIMITVEL:
+      case PX_SENS_JOINTLIMITFRC:
+      case PX_SENS_TENDONLIMITPOS:
+      case PX_SENS_TENDONLIMITVEL:
+      case PX_SENS_TENDONLIMITFRC:
+        return 1;
+      case PX_SENS_RANGEFINDER:
+        if (m->sensor_objtype[i] != PX_OBJ_SITE) return 1;
+        break;
+      // mj_rnePostConstraint (pxk_sensorNeeds) with the constraint forces where rows can arise
+      case PX_SENS_ACCELEROMETER:
+      case PX_SENS_FORCE:
+      case PX_SENS_TORQUE:
+      case PX_SENS_FRAMELINACC:
+      case PX_SENS_FRAMEANGACC:
+        if (rows) return 1;
+        break;
+      case PX_SENS_USER:
+        if (rows && m->sensor_needstage[i] == PX_STAGE_ACC) return 1;
+        break;
+      default:
+        break;
+    }
+  }
+  return 0;
 }
 
 void px_sensors(const pxModel* m, pxData* d, double ke_in) {

@@ -1449,4 +1449,16 @@ PX_FN void pxk_cnExtForces(PX_MD) {
   }
 }
 
+// mj_rnePostConstraint with the forces of the last constraint solve: cfrc_ext from xfrc_applied
+// (lane-strided over bodies) plus the contact and connect/weld forces, then cacc and cfrc_int
+// (pxk_postAccForces; lane 0). The CPU runs it where the model can have constraint rows
+// (px_rnePostConstraintRun), the GPU's sensor pass with rows (shaders/sensorfull.comp).
+PX_FN void pxk_rnePostConstraintEfc(PX_MD) {
+  for (int i = PX_LANE; i < MS(nbody); i += PX_NLANE) pxk_postExtForce(PX_MDARGC i);
+  PX_SYNC();
+  if (PX_LANE != 0) return;
+  pxk_cnExtForces(PX_MDARG);
+  pxk_postAccForces(PX_MDARG);
+}
+
 #endif  // PX_KERN_CONSTRAINT_H_

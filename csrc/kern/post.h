@@ -97,17 +97,13 @@ PX_FN void pxk_postExtForce(PX_MDC int i) {
   }
 }
 
-// mj_rnePostConstraint without constraint forces: cfrc_ext from xfrc_applied (lane-strided over
-// bodies), then cacc and cfrc_int = body force - cfrc_ext accumulated from the leaves into their
-// parents, the world body included (sequential)
-PX_FN void pxk_rnePostConstraint(PX_MD) {
+// the second part of mj_rnePostConstraint, once cfrc_ext holds every external force: cacc and
+// cfrc_int = body force - cfrc_ext accumulated from the leaves into their parents (sequential;
+// the constraint forces' variant is pxk_rnePostConstraintEfc of constraint.h)
+PX_FN void pxk_postAccForces(PX_MD) {
   PXR acc[6];
   PXR tmp[6];
   PXR frc[6];
-
-  for (int i = PX_LANE; i < MS(nbody); i += PX_NLANE) pxk_postExtForce(PX_MDARGC i);
-  PX_SYNC();
-  if (PX_LANE != 0) return;
   pxk_postWorldAcc(PX_MDARGC acc);
   PXK_PUT(6, D, cacc, 0, acc);
   for (int k = 0; k < 6; k++) D(cfrc_int, k) = PX_R(0.0);
@@ -133,6 +129,16 @@ PX_FN void pxk_rnePostConstraint(PX_MD) {
       D(cfrc_int, 6 * p + k) = t;
     }
   }
+}
+
+// mj_rnePostConstraint without constraint forces: cfrc_ext from xfrc_applied (lane-strided over
+// bodies), then cacc and cfrc_int = body force - cfrc_ext accumulated from the leaves into their
+// parents, the world body included (sequential: pxk_postAccForces)
+PX_FN void pxk_rnePostConstraint(PX_MD) {
+  for (int i = PX_LANE; i < MS(nbody); i += PX_NLANE) pxk_postExtForce(PX_MDARGC i);
+  PX_SYNC();
+  if (PX_LANE != 0) return;
+  pxk_postAccForces(PX_MDARG);
 }
 
 //---------------------------------- mj_rne --------------------------------------------------------

@@ -9,17 +9,20 @@
 // velocity stage, mj_rnePostConstraint for the accelerometer, force, torque, frame acceleration
 // sensors and user sensors of the acceleration stage). The clock reading is the time argument.
 //
-// Sensors that read constraint rows or contacts (joint and tendon limit sensors, touch, contact)
-// and camera rangefinders exist on the CPU only (their data, csrc/kern/constraint.h, and the
-// trees of the camera's ray culling are not on the GPU); site rangefinders run on both. The
-// tactile sensor is the executor's: the CPU defines PXK_SN_TACTILE(i) before this header
+// Sensors that read constraint rows or contacts (joint and tendon limit sensors, touch, contact),
+// mj_rnePostConstraint with the constraint forces, and camera rangefinders are compiled where
+// PXK_SN_EFC (rows and contacts: csrc/kern/constraint.h's accessors) and PXK_SN_CAMERA are
+// defined: always on the CPU; on the GPU in the sensor entry point that declares the constraint
+// blocks (shaders/sensorfull.comp), which the executor dispatches instead of shaders/sensor.comp
+// for models with such sensors. Site rangefinders run in both entry points. The tactile sensor
+// is the executor's: the CPU defines PXK_SN_TACTILE(i) before this header
 // (csrc/engine/tactile.c); elsewhere it is not computed, nor are plugin sensors: the executors
 // refuse models holding them.
 // User sensors are zero (MuJoCo leaves them to a callback phalanx does not have).
 //
 //   reads:  m->sensor_*, object frames and velocities (xpos, xquat, xipos, site_xpos, cvel,
 //           cacc, cfrc_int, subtree_*, ...), qpos, qvel, ten_*, actuator_*, energy,
-//           constraint rows and contacts (CPU)
+//           constraint rows and contacts (PXK_SN_EFC)
 //   writes: d->sensordata
 // Sensors are independent: lane-strided, except the geom distance sensors, which use the
 // world's collision scratch and run on lane 0 in sensor order.
@@ -32,8 +35,26 @@
 #include "kern/libm.h"
 #include "kern/post.h"
 #include "kern/smooth.h"
-#ifndef PX_KERN_GLSL
+// the CPU compiles every sensor this header has
+#ifdef PX_KERN_C
+#ifndef PXK_SN_EFC
+#define PXK_SN_EFC 1
+#endif
+#ifndef PXK_SN_CAMERA
+#define PXK_SN_CAMERA 1
+#endif
+#endif
+#ifdef PXK_SN_EFC
 #include "kern/constraint.h"
+#endif
+
+// 1 when this Data has no contact or row storage (a CPU Data made for a model without
+// constraint rows); a GPU entry point with PXK_SN_EFC always binds them (zero counts without a
+// constraint stage)
+#ifdef PX_KERN_GLSL
+#define PXK_SN_NOROWS 0
+#else
+#define PXK_SN_NOROWS ((d->ncon == NULL || d->efc_n == NULL) ? 1 : 0)
 #endif
 
 // single-precision locals (the camera intrinsics are float arrays, combined in float as MuJoCo
@@ -53,8 +74,8 @@
 #define PXK_SN_RNEPOST 3
 
 // 1 if sensor i (builtin types) is computed by the stage functions of this header in this
-// executor; 0 for the types no executor computes and, on the GPU, the CPU-only ones (and the
-// geom distance sensors where PXK_SN_NOGEOMDIST leaves them out)
+// build; 0 for the types no executor computes, those PXK_SN_EFC and PXK_SN_CAMERA leave out, and
+// the geom distance sensors where PXK_SN_NOGEOMDIST leaves them out
 PX_FN int pxk_sensorSupported(PX_MDC int i) {
   int t = M(sensor_type, i);
 #ifdef PXK_SN_TACTILE
@@ -64,8 +85,10 @@ PX_FN int pxk_sensorSupported(PX_MDC int i) {
 #ifdef PXK_SN_NOGEOMDIST
   if (t == PX_SENS_GEOMDIST || t == PX_SENS_GEOMNORMAL || t == PX_SENS_GEOMFROMTO) return 0;
 #endif
-#ifdef PX_KERN_GLSL
+#ifndef PXK_SN_CAMERA
   if (t == PX_SENS_RANGEFINDER && M(sensor_objtype, i) != PX_OBJ_SITE) return 0;
+#endif
+#ifndef PXK_SN_EFC
   if (t == PX_SENS_CONTACT) return 0;
   if (t == PX_SENS_TOUCH || t == PX_SENS_JOINTLIMITPOS || t == PX_SENS_JOINTLIMITVEL ||
       t == PX_SENS_JOINTLIMITFRC || t == PX_SENS_TENDONLIMITPOS || t == PX_SENS_TENDONLIMITVEL ||
@@ -307,11 +330,11 @@ PX_FN void pxk_snGeomDist(PX_MDC int i, int oa) {
 }
 #endif
 
-#ifndef PX_KERN_GLSL
+#ifdef PXK_SN_EFC
 // the first limit row of the given type for object id (rows after the equality and friction
 // ones), -1 if none
 PX_FN int pxk_snLimitRow(PX_MDC int type, int id) {
-  if (d->efc_n == NULL) return -1;  // a Data without constraint storage has no row
+  if (PXK_SN_NOROWS == 1) return -1;  // a Data without constraint storage has no row
   int nef = PXK_EN(PX_EFC_NE) + PXK_EN(PX_EFC_NF);
   for (int j = nef; j < PXK_EN(PX_EFC_NEFC); j++) {
     if (PXK_E(efc_type, j) == type && PXK_E(efc_id, j) == id) return j;
@@ -410,7 +433,7 @@ PX_FN void pxk_snPos(PX_MDC int i, PX_REAL time) {
   } else if (type == PX_SENS_CLOCK) {
     D(sensordata, oa) = time;
   }
-#ifndef PX_KERN_GLSL
+#ifdef PXK_SN_EFC
   else if (type == PX_SENS_JOINTLIMITPOS || type == PX_SENS_TENDONLIMITPOS) {
     int ct = type == PX_SENS_JOINTLIMITPOS ? PXK_CNSTR_LIMIT_JOINT : PXK_CNSTR_LIMIT_TENDON;
     int j = pxk_snLimitRow(PX_MDARGC ct, objid);
@@ -526,7 +549,7 @@ PX_FN void pxk_snVel(PX_MDC int i) {
   } else if (type == PX_SENS_SUBTREEANGMOM) {
     for (int k = 0; k < 3; k++) D(sensordata, oa + k) = D(subtree_angmom, 3 * objid + k);
   }
-#ifndef PX_KERN_GLSL
+#ifdef PXK_SN_EFC
   else if (type == PX_SENS_JOINTLIMITVEL || type == PX_SENS_TENDONLIMITVEL) {
     int ct = type == PX_SENS_JOINTLIMITVEL ? PXK_CNSTR_LIMIT_JOINT : PXK_CNSTR_LIMIT_TENDON;
     int j = pxk_snLimitRow(PX_MDARGC ct, objid);
@@ -548,10 +571,7 @@ PX_FN void pxk_sensorVel(PX_MD) {
 
 //---------------------------------- acceleration stage --------------------------------------------
 
-#ifndef PX_KERN_GLSL
-// the touch reading of the site s: the normal forces of the active contacts of the site's body
-// whose ray (from the contact point along the normal force, away from the body) meets the site's
-// volume; needs pxk_snRayGeom (CPU only, defined by the executor before this header)
+#ifdef PXK_SN_EFC
 // the normal force of contact j (mj_contactForce's first element: the pyramid decoded, less the
 // adhesion)
 PX_FN PX_REAL pxk_snContactNormalForce(PX_MDC int j) {
@@ -571,7 +591,7 @@ PX_FN PX_REAL pxk_snContactNormalForce(PX_MDC int j) {
 PX_FN PX_REAL pxk_snTouch(PX_MDC int s) {
   int body = M(site_bodyid, s);
   PXR sum = PX_R(0.0);
-  if (d->ncon == NULL || d->efc_n == NULL) return sum;  // no contact storage: no contact
+  if (PXK_SN_NOROWS == 1) return sum;  // no contact storage: no contact
   for (int j = 0; j < PXK_NCON; j++) {
     int b0 = M(geom_bodyid, PXK_CON(j).geom[0]);
     int b1 = M(geom_bodyid, PXK_CON(j).geom[1]);
@@ -650,7 +670,7 @@ PX_FN void pxk_snAcc(PX_MDC int i) {
     int o = type == PX_SENS_FRAMELINACC ? 3 : 0;
     for (int k = 0; k < 3; k++) D(sensordata, oa + k) = tmp[o + k];
   }
-#ifndef PX_KERN_GLSL
+#ifdef PXK_SN_EFC
   else if (type == PX_SENS_JOINTLIMITFRC || type == PX_SENS_TENDONLIMITFRC) {
     int ct = type == PX_SENS_JOINTLIMITFRC ? PXK_CNSTR_LIMIT_JOINT : PXK_CNSTR_LIMIT_TENDON;
     int j = pxk_snLimitRow(PX_MDARGC ct, objid);
@@ -660,11 +680,11 @@ PX_FN void pxk_snAcc(PX_MDC int i) {
   } else if (type == PX_SENS_TOUCH) {
     D(sensordata, oa) = pxk_snTouch(PX_MDARGC objid);
   }
+#endif
 #ifdef PXK_SN_TACTILE
   else if (type == PX_SENS_TACTILE) {
     PXK_SN_TACTILE(i);
   }
-#endif
 #endif
 }
 
@@ -682,10 +702,16 @@ PX_FN void pxk_sensorAcc(PX_MD) {
 //---------------------------------- the three stages ----------------------------------------------
 
 // mj_rnePostConstraint as the acceleration stage needs it: the executor may define
-// PXK_SN_RNEPOST_RUN() before this header (the CPU adds the contact and equality forces of the
-// constraint rows); else the kernel's (constraint-free worlds: the GPU)
+// PXK_SN_RNEPOST_RUN() before this header (the CPU: px_rnePostConstraintRun); else the version
+// with the constraint forces where PXK_SN_EFC binds the rows (shaders/sensorfull.comp), the
+// constraint-free one elsewhere (shaders/sensor.comp: the executor dispatches it only for models
+// without constraint rows or without sensors that need it)
 #ifndef PXK_SN_RNEPOST_RUN
+#ifdef PXK_SN_EFC
+#define PXK_SN_RNEPOST_RUN() pxk_rnePostConstraintEfc(PX_MDARG)
+#else
 #define PXK_SN_RNEPOST_RUN() pxk_rnePostConstraint(PX_MDARG)
+#endif
 #endif
 
 // the sensors of a forward pass (after its stages): the position stage with MuJoCo's energy

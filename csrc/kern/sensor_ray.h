@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The rangefinder and contact sensors of MuJoCo 3.12 (engine_sensor.c) in the kernel dialect.
-// Site rangefinders run on both executors (ray.h); camera rangefinders and contact sensors are
-// CPU only (left out of GLSL builds: the contact sensor reads constraint forces, and the camera
-// rangefinder walks the bodies' trees in the collision scratch).
+// Site rangefinders are always compiled (ray.h); camera rangefinders where PXK_SN_CAMERA is
+// defined and contact sensors where PXK_SN_EFC is (sensor.h: the CPU, and the GPU's
+// shaders/sensorfull.comp).
 //
 // rangefinder (position stage), data fields in sensor_intprm[0] (bits: dist, dir, origin, point,
 // normal, depth), written per ray in that order:
@@ -14,8 +14,13 @@
 //     whose culling is reproduced: a body whose tree's root box, as a sphere around its inertial
 //     position (centre offset unrotated, as MuJoCo adds it), the ray misses is skipped, and so
 //     is a geom outside the azimuth / elevation bounds of its box's corners seen from the
-//     camera, widened by atan(largest half size / distance). The camera's body is excluded.
-//     depth is the hit's distance along the camera's -z axis.
+//     camera, widened by atan(largest half size / distance). The culling can change results (it
+//     is not exact: a geom outside its collidable siblings' root box, the bounds of a box seen
+//     near the pole), so it is kept; it only removes geoms, so it is tested where it is cheaper
+//     (before a mesh or height-field cast, after a primitive's hit). The root box is computed
+//     per ray from the model as MuJoCo's compiler makes it (no tree storage, so that every lane
+//     and executor can run it). The camera's body is excluded. depth is the hit's distance along
+//     the camera's -z axis.
 // contact (acceleration stage): the contacts matching the sensor's objects (objtype / objid and
 //   reftype / refid: none, a site's volume holding the contact point, a geom, a body, a subtree),
 //   the normal flipped to point from the first object to the second; data fields in
@@ -26,9 +31,6 @@
 #ifndef PX_KERN_SENSOR_RAY_H_
 #define PX_KERN_SENSOR_RAY_H_
 
-#ifndef PX_KERN_GLSL
-#include "kern/collide.h"
-#endif
 #include "kern/ray.h"
 
 #define PXK_SR_PI PX_R(3.14159265358979323846)
@@ -86,7 +88,7 @@ PX_FN int pxk_srFill(PX_MDC int oa, int spec, PX_REAL dist, PX_IN(PX_REAL, origi
   return o;
 }
 
-#ifndef PX_KERN_GLSL
+#ifdef PXK_SN_CAMERA
 // azimuth and elevation of a direction (longitude, latitude)
 PX_FN PX_REAL pxk_srAzimuth(PX_IN(PX_REAL, v, 3)) {
   return pxk_atan2(v[1], v[0]);
@@ -162,10 +164,10 @@ PX_FN int pxk_srBounds(PX_MDC int g, PX_IN(PX_REAL, pnt, 3), PX_OUT(PX_REAL, ba,
 
   // widened by the angle of the largest half size at the centre's distance
   PXR m45 = aabb[4] >= aabb[5] ? aabb[4] : aabb[5];
-  PXR half = aabb[3] >= m45 ? aabb[3] : m45;
+  PXR hsz = aabb[3] >= m45 ? aabb[3] : m45;
   PXR dist = pxk_srDist3(pnt, xpos);
   if (dist > PXK_MINVAL) {
-    PXR margin = pxk_atan2(half, dist);
+    PXR margin = pxk_atan2(hsz, dist);
     bb[0] = bb[0] - margin;
     bb[1] = bb[1] - margin;
     bb[2] = bb[2] + margin;
@@ -178,41 +180,154 @@ PX_FN int pxk_srBounds(PX_MDC int g, PX_IN(PX_REAL, pnt, 3), PX_OUT(PX_REAL, ba,
   return 0;
 }
 
-// one ray of mj_multiRay from pnt (mju_singleRay; all groups, static geoms included, body
-// bodyexclude excluded): the distance, geomid[0] and normal as pxk_ray. The bodies' trees must
-// be built (pxk_bvhBuildAll).
-PX_FN PX_REAL pxk_srMultiRay(PX_MDC PX_IN(PX_REAL, pnt, 3), PX_IN(PX_REAL, vec, 3), int bodyexclude,
-                             PX_OUT(int, geomid, 1), PX_OUT(PX_REAL, normal, 3)) {
+// mjEPS and the compiler's DBL_MAX start of a box (pxk_bvhBuild of collide_broad.h)
+#define PXK_SR_EPS PX_R(1E-14)
+#ifdef PX_FP32
+#define PXK_SR_DBLMAX PX_R(3.4028234663852886E+38)
+#else
+#define PXK_SR_DBLMAX PX_R(1.7976931348623157E+308)
+#endif
+
+// vec rotated by quat, the compiler's way (mjuu_rotVecQuat: a zero vector stays zero)
+PX_FN void pxk_srRotUser(PX_OUT(PX_REAL, res, 3), PX_IN(PX_REAL, vec, 3), PX_IN(PX_REAL, quat, 4)) {
+  if (vec[0] == PX_R(0.0) && vec[1] == PX_R(0.0) && vec[2] == PX_R(0.0)) {
+    res[0] = PX_ZERO;
+    res[1] = PX_ZERO;
+    res[2] = PX_ZERO;
+  } else {
+    pxk_rotVecQuat(res, vec, quat);
+  }
+}
+
+// mju_singleRay's bounding-sphere test of body b: 0 when the body has no tree (no collidable
+// geom), 1 when the ray meets the sphere around its tree's root box, 2 when it misses it. The root
+// box is the first node of the compiler's tree (pxk_bvhBuild: the corners of the collidable geoms'
+// boxes in the inertial frame, flat sides widened by mjEPS), in the same operations.
+PX_FN int pxk_srBodySphere(PX_MDC int b, PX_IN(PX_REAL, pnt, 3), PX_IN(PX_REAL, vec, 3)) {
+  PXR ipos[3];
+  PXR qinv[4];
+  for (int k = 0; k < 3; k++) ipos[k] = M(body_ipos, 3 * b + k);
+  qinv[0] = M(body_iquat, 4 * b);
+  for (int k = 1; k < 4; k++) qinv[k] = -M(body_iquat, 4 * b + k);
+  PXR am[6];
+  for (int k = 0; k < 3; k++) {
+    am[k] = PXK_SR_DBLMAX;
+    am[k + 3] = -PXK_SR_DBLMAX;
+  }
+  int ne = 0;
+  int adr = M(body_geomadr, b);
+  for (int g = adr; g < adr + M(body_geomnum, b); g++) {
+    if (M(geom_contype, g) == 0 && M(geom_conaffinity, g) == 0) continue;
+    ne = ne + 1;
+    PXR lo[3];
+    PXR hi[3];
+    PXR gq[4];
+    PXR off[3];
+    for (int k = 0; k < 3; k++) {
+      lo[k] = M(geom_aabb, 6 * g + k) - M(geom_aabb, 6 * g + 3 + k);
+      hi[k] = M(geom_aabb, 6 * g + k) + M(geom_aabb, 6 * g + 3 + k);
+      off[k] = M(geom_pos, 3 * g + k) - ipos[k];
+    }
+    for (int k = 0; k < 4; k++) gq[k] = M(geom_quat, 4 * g + k);
+    for (int v = 0; v < 8; v++) {
+      PXR vert[3];
+      vert[0] = (v & 1) != 0 ? hi[0] : lo[0];
+      vert[1] = (v & 2) != 0 ? hi[1] : lo[1];
+      vert[2] = (v & 4) != 0 ? hi[2] : lo[2];
+      PXR box[3];
+      pxk_srRotUser(box, vert, gq);
+      for (int k = 0; k < 3; k++) box[k] = box[k] + off[k];
+      PXR w[3];
+      pxk_srRotUser(w, box, qinv);
+      for (int k = 0; k < 3; k++) {
+        am[k] = w[k] < am[k] ? w[k] : am[k];
+        am[k + 3] = am[k + 3] < w[k] ? w[k] : am[k + 3];
+      }
+    }
+  }
+  if (ne == 0) return 0;
+  for (int k = 0; k < 3; k++) {
+    PXR dk = am[k] - am[k + 3];
+    PXR adk = PX_ABS(dk);
+    if (adk < PXK_SR_EPS) {
+      am[k] = am[k] - PXK_SR_EPS;
+      am[k + 3] = am[k + 3] + PXK_SR_EPS;
+    }
+  }
+  // the sphere around the root box, centred at its offset added to the inertial position
+  PXR center[3];
+  PXR hsz[3];
+  for (int k = 0; k < 3; k++) {
+    PXR sc = am[k + 3] + am[k];
+    PXR sh = am[k + 3] - am[k];
+    PXR c = sc / PX_R(2.0);
+    hsz[k] = sh / PX_R(2.0);
+    center[k] = c + D(xipos, 3 * b + k);
+  }
+  PXR ssz = hsz[0] * hsz[0] + hsz[1] * hsz[1] + hsz[2] * hsz[2];
+  PXR nb[3];
+  PXR xb = pxk_raySphere(center, ssz, pnt, vec, nb);
+  return xb < PX_R(0.0) ? 2 : 1;
+}
+
+// 1 if geom g (of a body with a tree) is outside the angular bounds of mju_multiRayPrepare seen
+// from pnt for a ray at (azimuth, elevation)
+PX_FN int pxk_srGeomCulled(PX_MDC int g, PX_IN(PX_REAL, pnt, 3), PX_REAL azimuth,
+                           PX_REAL elevation) {
+  PXR ba[4];
+  if (pxk_srBounds(PX_MDARGC g, pnt, ba) != 0) return 1;
+  if (elevation < ba[1] || elevation > ba[3]) return 1;
+  PXR s = ba[0] + ba[2];
+  PXR azc = s * PX_R(0.5);
+  PXR w = ba[2] - ba[0];
+  PXR azh = w * PX_R(0.5);
+  PXR azd = azimuth - azc;
+  PXR twopi = PX_R(2.0) * PXK_SR_PI;
+  if (azd > PXK_SR_PI) {
+    azd = azd - twopi;
+  } else if (azd < -PXK_SR_PI) {
+    azd = azd + twopi;
+  }
+  PXR aazd = PX_ABS(azd);
+  return aazd > azh ? 1 : 0;
+}
+
+// one ray of a camera from pnt (all groups, static geoms included, body bodyexclude excluded):
+// with cull, mj_multiRay's (mju_singleRay with its culling), else mj_ray's (pxk_ray: the same
+// geoms in the same order, bodies' geoms being contiguous; one cast site for both keeps the
+// pipeline smaller). The distance, geomid[0] and normal as pxk_ray
+PX_FN PX_REAL pxk_srCamRay(PX_MDC PX_IN(PX_REAL, pnt, 3), PX_IN(PX_REAL, vec, 3), int bodyexclude,
+                           int cull, PX_OUT(int, geomid, 1), PX_OUT(PX_REAL, normal, 3)) {
   geomid[0] = -1;
   pxk_rayZero3(normal);
-  PXR vv = pxk_dot3(vec, vec);
-  if (vv < PXK_MINVAL) return PX_R(-1.0);
+  if (cull == 1) {
+    PXR vv = pxk_dot3(vec, vec);
+    if (vv < PXK_MINVAL) return PX_R(-1.0);
+  } else {
+    PXR len = PX_SQRT(vec[0] * vec[0] + vec[1] * vec[1] + vec[2] * vec[2]);
+    if (!(len >= PXK_MINVAL)) return PX_R(-1.0);
+  }
   int grp[6];
   for (int k = 0; k < 6; k++) grp[k] = 1;
   PXR azimuth = pxk_srAzimuth(vec);
   PXR elevation = pxk_srElevation(vec);
   PXR dist = PX_R(-1.0);
-  int ib = pxk_bvhIB(PX_MDARG);
   for (int b = 0; b < MS(nbody); b++) {
-    int tree = PXK_SCR_I(ib + 1 + b) > 0 ? 1 : 0;
-    if (tree == 1) {
-      // the root box as a sphere around the inertial position
-      int r = 10 * MS(nbody) + 12 * M(body_geomadr, b);
-      PXR center[3];
-      for (int k = 0; k < 3; k++) center[k] = PXK_SCR_R(r + k) + D(xipos, 3 * b + k);
-      PXR s0 = PXK_SCR_R(r + 3);
-      PXR s1 = PXK_SCR_R(r + 4);
-      PXR s2 = PXK_SCR_R(r + 5);
-      PXR ssz = s0 * s0 + s1 * s1 + s2 * s2;
-      PXR nb[3];
-      PXR xb = pxk_raySphere(center, ssz, pnt, vec, nb);
-      if (xb < PX_R(0.0)) continue;
-    }
+    // the body's culling, computed when first needed: -1 not yet, else pxk_srBodySphere's (0
+    // without culling)
+    int bc = cull == 1 ? -1 : 0;
     int adr = M(body_geomadr, b);
     for (int g = adr; g < adr + M(body_geomnum, b); g++) {
       if (pxk_rayEliminate(PX_MDARGC g, grp, 0, 1, bodyexclude) != 0) continue;
       int type = M(geom_type, g);
       if (type == PX_GEOM_SDF) continue;
+      // meshes and height fields: culled before their (long) cast
+      int heavy = (type == PX_GEOM_MESH || type == PX_GEOM_HFIELD) ? 1 : 0;
+      if (heavy == 1) {
+        if (bc == -1) bc = pxk_srBodySphere(PX_MDARGC b, pnt, vec);
+        if (bc == 2) break;
+        if (bc == 1 && pxk_srGeomCulled(PX_MDARGC g, pnt, azimuth, elevation) == 1) continue;
+      }
       PXR nrm[3];
       PXR nd = PX_R(-1.0);
       if (type == PX_GEOM_MESH) {
@@ -227,27 +342,14 @@ PX_FN PX_REAL pxk_srMultiRay(PX_MDC PX_IN(PX_REAL, pnt, 3), PX_IN(PX_REAL, vec, 
         for (int k = 0; k < 3; k++) size[k] = M(geom_size, 3 * g + k);
         nd = pxk_rayGeom(pos, mat, size, pnt, vec, type, nrm);
       }
-      if (nd < PX_R(0.0) || (nd >= dist && dist >= PX_R(0.0))) continue;
+      int take = (nd >= PX_R(0.0) && (nd < dist || dist < PX_R(0.0))) ? 1 : 0;
+      if (take == 0) continue;
 
-      // a hit that would count: MuJoCo's angular culling decides whether it was cast at all
-      // (tested after the cast here, which gives the same result: culling only removes geoms)
-      if (tree == 1) {
-        PXR ba[4];
-        if (pxk_srBounds(PX_MDARGC g, pnt, ba) != 0) continue;
-        if (elevation < ba[1] || elevation > ba[3]) continue;
-        PXR s = ba[0] + ba[2];
-        PXR azc = s * PX_R(0.5);
-        PXR w = ba[2] - ba[0];
-        PXR azh = w * PX_R(0.5);
-        PXR azd = azimuth - azc;
-        PXR twopi = PX_R(2.0) * PXK_SR_PI;
-        if (azd > PXK_SR_PI) {
-          azd = azd - twopi;
-        } else if (azd < -PXK_SR_PI) {
-          azd = azd + twopi;
-        }
-        PXR aazd = PX_ABS(azd);
-        if (aazd > azh) continue;
+      // a primitive's hit that would count: culled after the cast (the same result)
+      if (heavy == 0) {
+        if (bc == -1) bc = pxk_srBodySphere(PX_MDARGC b, pnt, vec);
+        if (bc == 2) break;
+        if (bc == 1 && pxk_srGeomCulled(PX_MDARGC g, pnt, azimuth, elevation) == 1) continue;
       }
       dist = nd;
       geomid[0] = g;
@@ -257,9 +359,9 @@ PX_FN PX_REAL pxk_srMultiRay(PX_MDC PX_IN(PX_REAL, pnt, 3), PX_IN(PX_REAL, vec, 
   return dist;
 }
 
-#endif  // PX_KERN_GLSL
+#endif  // PXK_SN_CAMERA
 
-// rangefinder sensor i into sensordata[oa..] (on the GPU: site rangefinders only)
+// rangefinder sensor i into sensordata[oa..] (cameras where PXK_SN_CAMERA is defined)
 PX_FN void pxk_snRangefinder(PX_MDC int i, int oa) {
   int spec = M(sensor_intprm, 3 * i);
   int objid = M(sensor_objid, i);
@@ -280,7 +382,7 @@ PX_FN void pxk_snRangefinder(PX_MDC int i, int oa) {
     pxk_srFill(PX_MDARGC oa, spec, dist, origin, dir, nrm, 0, origin, dir);
     return;
   }
-#ifndef PX_KERN_GLSL
+#ifdef PXK_SN_CAMERA
 
   // a camera: its intrinsics (mju_camIntrinsics)
   int c = objid;
@@ -301,7 +403,7 @@ PX_FN void pxk_snRangefinder(PX_MDC int i, int oa) {
   PXR cx = fx;
   PXR cy = fy;
   if (proj == 0) {
-    if (M(cam_sensorsize, 2 * c) != 0.0f && M(cam_sensorsize, 2 * c + 1) != 0.0f) {
+    if (M(cam_sensorsize, 2 * c) != PXK_SNTOF(0) && M(cam_sensorsize, 2 * c + 1) != PXK_SNTOF(0)) {
       // float arithmetic, as MuJoCo's float arrays combine
       PXK_SNF f0 = M(cam_intrinsic, 4 * c) / M(cam_sensorsize, 2 * c) * PXK_SNTOF(width);
       PXK_SNF f1 = M(cam_intrinsic, 4 * c + 1) / M(cam_sensorsize, 2 * c + 1) * PXK_SNTOF(height);
@@ -321,13 +423,6 @@ PX_FN void pxk_snRangefinder(PX_MDC int i, int oa) {
     }
   }
   PXR extent = M(cam_fovy, c);
-  if (proj == 0) {
-    int nmax = 0;
-    for (int b = 0; b < MS(nbody); b++) {
-      nmax = M(body_geomnum, b) > nmax ? M(body_geomnum, b) : nmax;
-    }
-    pxk_bvhBuildAll(PX_MDARGC nmax);
-  }
 
   int o = oa;
   for (int row = 0; row < height; row++) {
@@ -340,7 +435,6 @@ PX_FN void pxk_snRangefinder(PX_MDC int i, int oa) {
       PXR pr = fr + PX_R(0.5);
       PXR py = pr - cy;
       PXR npy = -py;
-      PXR dist = PX_R(-1.0);
       if (proj == 0) {
         PXR dc[3];
         dc[0] = px / fx;
@@ -348,8 +442,7 @@ PX_FN void pxk_snRangefinder(PX_MDC int i, int oa) {
         dc[2] = PX_R(-1.0);
         pxk_mulMatVec3(dir, xmat, dc);
         pxk_normalize3(dir);
-        dist = pxk_srMultiRay(PX_MDARGC campos, dir, bodyexclude, gid, nrm);
-        o = pxk_srFill(PX_MDARGC o, spec, dist, campos, dir, nrm, 1, campos, camz);
+        for (int k = 0; k < 3; k++) origin[k] = campos[k];
       } else {
         for (int k = 0; k < 3; k++) dir[k] = -camz[k];
         PXR hext = extent / PX_R(2.0);
@@ -362,16 +455,17 @@ PX_FN void pxk_snRangefinder(PX_MDC int i, int oa) {
         oc[2] = PX_ZERO;
         pxk_mulMatVec3(ow, xmat, oc);
         for (int k = 0; k < 3; k++) origin[k] = campos[k] + ow[k];
-        dist = pxk_ray(PX_MDARGC origin, dir, grp, 0, 1, bodyexclude, gid, nrm);
-        o = pxk_srFill(PX_MDARGC o, spec, dist, origin, dir, nrm, 1, campos, camz);
       }
+      // perspective: mj_multiRay from the camera; orthographic: mj_ray from the image plane
+      PXR dist = pxk_srCamRay(PX_MDARGC origin, dir, bodyexclude, proj == 0 ? 1 : 0, gid, nrm);
+      o = pxk_srFill(PX_MDARGC o, spec, dist, origin, dir, nrm, 1, campos, camz);
     }
   }
-#endif  // PX_KERN_GLSL
+#endif  // PXK_SN_CAMERA
 }
 
 //---------------------------------- contact -------------------------------------------------------
-#ifndef PX_KERN_GLSL
+#ifdef PXK_SN_EFC
 
 // mj_contactForce of contact j: the cone force in the contact frame (pyramid decoded), less the
 // adhesion; zeros for a contact without constraint rows
@@ -622,6 +716,6 @@ PX_FN void pxk_snContact(PX_MDC int i, int oa) {
   }
 }
 
-#endif  // PX_KERN_GLSL
+#endif  // PXK_SN_EFC
 
 #endif  // PX_KERN_SENSOR_RAY_H_

@@ -112,6 +112,12 @@ static const uint32_t spvSolDualF64[] =
 static const uint32_t spvSolDualF32[] =
 #include "spirv/soldual_f32.inc"
 ;
+static const uint32_t spvSensorFullF64[] =
+#include "spirv/sensorfull_f64.inc"
+;
+static const uint32_t spvSensorFullF32[] =
+#include "spirv/sensorfull_f32.inc"
+;
 // clang-format on
 
 // the SPIR-V of each entry point, [phase][fp64]
@@ -132,6 +138,7 @@ static const struct {
     {{spvConstraintF32, sizeof(spvConstraintF32)}, {spvConstraintF64, sizeof(spvConstraintF64)}},
     {{spvSolPrimalF32, sizeof(spvSolPrimalF32)}, {spvSolPrimalF64, sizeof(spvSolPrimalF64)}},
     {{spvSolDualF32, sizeof(spvSolDualF32)}, {spvSolDualF64, sizeof(spvSolDualF64)}},
+    {{spvSensorFullF32, sizeof(spvSensorFullF32)}, {spvSensorFullF64, sizeof(spvSensorFullF64)}},
 };
 
 //---------------------------------- layout --------------------------------------------------------
@@ -329,6 +336,7 @@ typedef struct {
   size_t efc[NEFCFIELD];      // the constraint arrays (nworld x their size)
   size_t efc_n;               // the (nworld x PX_EFC_NCOUNT) row counts
   size_t stat;                // the model statistics (pxStatistic's reals)
+  int constraints;            // the phase runs the constraint stage (rows and counts uploaded)
   size_t total;               // bytes
   int rb;                     // bytes of a real on the GPU
 } layout;
@@ -528,7 +536,13 @@ static void upload(const pxModel* m, const pxWorlds* w, const fieldRef* mf, cons
       memset(base + L->efc[i], 0, ef[i].n * kindBytes(ef[i].kind, rb));
     }
   }
-  memcpy(base + L->efc_n, w->efc_n, (size_t)w->nworld * PX_EFC_NCOUNT * 4);
+  // without a constraint stage in the phase: no rows (px_forward's state for constraint-free
+  // models; the sensor pass reads the counts)
+  if (L->constraints) {
+    memcpy(base + L->efc_n, w->efc_n, (size_t)w->nworld * PX_EFC_NCOUNT * 4);
+  } else {
+    memset(base + L->efc_n, 0, (size_t)w->nworld * PX_EFC_NCOUNT * 4);
+  }
   putArray(base + L->stat, &m->stat, sizeof(pxStatistic) / sizeof(pxtNum), KIND_REAL, rb);
 
   // PxModel: sizes
@@ -813,6 +827,9 @@ static pxtStatus runPhase(pxvContext* ctx, const pxModel* m, pxWorlds* w, int pr
   for (int o = 0; o < nop; o++) constraints |= ops[o].phase == PXV_PHASE_CONSTRAINT;
   describeEfc(m, w, constraints, ef);
   computeLayout(m, w, mf, df, ef, fp64 ? 8 : 4, &L);
+  L.constraints = constraints;
+  int sensorfull = 0;  // the full sensor pass reads the row counts and flags the loop limiter
+  for (int o = 0; o < nop; o++) sensorfull |= ops[o].phase == PXV_PHASE_SENSORFULL;
   if (pxv_bufferCreate(ctx, (VkDeviceSize)L.total, &buf, st)) {
     char why[sizeof(st->msg)];
     memcpy(why, st->msg, sizeof(why));
@@ -828,15 +845,27 @@ static pxtStatus runPhase(pxvContext* ctx, const pxModel* m, pxWorlds* w, int pr
     int contacts = 0;
     for (int o = 0; o < nop; o++) contacts |= ops[o].phase == PXV_PHASE_COLPAIRS;
     download(w, df, ef, &L, &buf, contacts, constraints);
-    // a world whose constraint entry points ran out of the device's loop budget (lavapipe) has
-    // wrong rows or forces: an error, never a result
-    for (int i = 0; constraints && i < w->nworld; i++) {
-      if (w->efc_n[(size_t)i * PX_EFC_NCOUNT + PX_EFC_NTRUNC]) {
+    // a world whose constraint entry points or full sensor pass ran out of the device's loop
+    // budget (lavapipe) has wrong rows, forces or readings: an error, never a result
+    // (the flag: 1 from the constraint stage, 2 from the sensor pass)
+    for (int i = 0; (constraints || sensorfull) && i < w->nworld; i++) {
+      int32_t trunc;
+      memcpy(&trunc,
+             (const char*)buf.map + L.efc_n + ((size_t)i * PX_EFC_NCOUNT + PX_EFC_NTRUNC) * 4, 4);
+      if (trunc & 1) {
         PX_FAIL(st, PX_ERR_UNSUPPORTED,
                 "%s: world %d: the device ended a loop of the constraint stage early (%d rows; "
                 "lavapipe stops every loop after 65535 loop iterations per invocation), so its "
                 "rows or forces would be wrong; use the CPU executor or a GPU",
                 fn, i, w->efc_n[(size_t)i * PX_EFC_NCOUNT + PX_EFC_NEFC]);
+        break;
+      }
+      if (trunc) {
+        PX_FAIL(st, PX_ERR_UNSUPPORTED,
+                "%s: world %d: the device ended a loop of the sensor pass early (lavapipe stops "
+                "every loop after 65535 loop iterations per invocation), so its sensor readings "
+                "would be wrong; use the CPU executor or a GPU",
+                fn, i);
         break;
       }
     }
@@ -948,7 +977,10 @@ static long forwardOps(const pxModel* m) {
 // pair list of the worlds not flagged, so that their contacts stay as they are
 static int addForward(const pxModel* m, dispatchOp* ops, int n, int mode, int sensors) {
   sensors = sensors && sensorsOn(m);
-  if (sensors && sensorsSaveKe(m)) ops[n++] = (dispatchOp){PXV_PHASE_SENSOR, mode};
+  // the sensor entry point: the full one for the sensors that read rows, contacts or cast camera
+  // rays (px_sensorFullGPU), else the smaller one
+  int sph = px_sensorFullGPU(m) ? PXV_PHASE_SENSORFULL : PXV_PHASE_SENSOR;
+  if (sensors && sensorsSaveKe(m)) ops[n++] = (dispatchOp){sph, mode};
   ops[n++] = (dispatchOp){PXV_PHASE_FORWARD, mode};
   if (!px_constraintFree(m)) {
     if (contactsOn(m)) {
@@ -962,7 +994,7 @@ static int addForward(const pxModel* m, dispatchOp* ops, int n, int mode, int se
       ops[n++] = (dispatchOp){PXV_PHASE_SOLDUAL, mode};
     }
   }
-  if (sensors) ops[n++] = (dispatchOp){PXV_PHASE_SENSOR, 2 + mode};
+  if (sensors) ops[n++] = (dispatchOp){sph, 2 + mode};
   return n;
 }
 

@@ -254,7 +254,7 @@ def test_loop_budget_reported(vk):
 
 def test_refusals(vk):
     """Contacts the GPU's forward pass does not collide yet are refused by name, before any GPU
-    work; so are the sensors that read constraint rows."""
+    work (the sensors that read constraint rows run on the GPU: test_sensors_full_gpu.py)."""
     xml = """<mujoco><worldbody><geom type="plane" size="5 5 .1"/>
       <body pos="0 0 1"><freejoint/><geom type="ellipsoid" size=".1 .2 .3"/></body>
       <body pos="0 0 2"><freejoint/><geom type="ellipsoid" size=".1 .2 .3"/></body>
@@ -266,11 +266,3 @@ def test_refusals(vk):
         vk.forward(model, q, v)
     with pytest.raises(NotImplementedError, match="convex"):
         vk.step(model, q, v)
-    xml = """<mujoco><worldbody><geom type="plane" size="5 5 .1"/>
-      <body pos="0 0 1"><freejoint/><geom type="sphere" size=".1"/><site name="s" size=".2"/>
-      </body></worldbody><sensor><touch site="s"/></sensor></mujoco>"""
-    model = phalanx.Model.from_xml_string(xml)
-    q = np.tile(model.qpos0, (2, 1))
-    v = np.zeros((2, model.nv))
-    with pytest.raises(NotImplementedError, match="touch"):
-        vk.forward(model, q, v)

@@ -8,8 +8,9 @@ cfrc_ext) bit for bit in fp64, with 1 lane and with several; fp32 sensordata wit
 the fp64 CPU per sensor. The CPU's readings are MuJoCo's (tests/compat/test_sensor.py), so this
 ties the GPU's to MuJoCo's.
 
-Models: tests/compat/models/sensors_all.xml with the sensor types the GPU refuses removed at
-load time (touch, camera rangefinders, contact, the limit sensors, the geom distance sensors), a
+Models: tests/compat/models/sensors_all.xml with the sensor types the GPU refuses (the geom
+distance sensors, tactile) and those of the full sensor entry point (touch, camera rangefinders,
+contact, the limit sensors: tests/vulkan/test_sensors_full_gpu.py) removed at load time, a
 small model of the energy, clock and user sensors with and without the energy flag (own, below),
 site rangefinders over every geom type with every data field (RF_SITE of
 tests/compat/test_sensor_contact.py, which ties the CPU's readings to MuJoCo's), and corpus
@@ -37,12 +38,14 @@ OK, WHY = phalanx.vulkan_available()
 HERE = os.path.dirname(os.path.abspath(__file__))
 SENSORS_ALL = os.path.join(HERE, "..", "compat", "models", "sensors_all.xml")
 
-# the sensor elements of the types the GPU does not compute (px_sensorCheckGPU; rangefinders:
-# those on cameras)
-REFUSED = ("touch", "rangefinder", "contact", "jointlimitpos", "jointlimitvel", "jointlimitfrc",
-           "tendonlimitpos", "tendonlimitvel", "tendonlimitfrc", "distance", "normal", "fromto",
-           "tactile")
-REFUSED_RE = re.compile(r"<(%s)\b[^>]*/>" % "|".join(REFUSED), re.S)
+# the sensor elements of the types the GPU does not compute (px_sensorCheckGPU)
+REFUSED = ("distance", "normal", "fromto", "tactile")
+# removed from the models of these runs: the refused types and those of the full sensor entry
+# point (shaders/sensorfull.comp, tests/vulkan/test_sensors_full_gpu.py: touch, camera
+# rangefinders, contact, limit sensors), so that these runs dispatch shaders/sensor.comp
+REMOVED = ("touch", "rangefinder", "contact", "jointlimitpos", "jointlimitvel", "jointlimitfrc",
+           "tendonlimitpos", "tendonlimitvel", "tendonlimitfrc") + REFUSED
+REFUSED_RE = re.compile(r"<(%s)\b[^>]*/>" % "|".join(REMOVED), re.S)
 
 # energy, clock and user sensors (every stage), cutoffs, subtree and acceleration sensors on a
 # small chain with joint and tendon springs (so that e_potential has every term)
@@ -162,7 +165,7 @@ def vk():
 
 
 def gpu_xml(path):
-    """The model's XML with the sensor types the GPU refuses removed."""
+    """The model's XML with the sensor types of REMOVED removed."""
     with open(path) as f:
         return REFUSED_RE.sub("", f.read())
 
@@ -322,15 +325,6 @@ def test_refusals(vk):
     CPU computes it; disabling sensors lifts the refusal."""
     base = gpu_xml(SENSORS_ALL)
     extra = {
-        "touch": '<touch site="balltouch"/>',
-        "rangefinder": '<rangefinder camera="fixedcam"/>',  # a site's runs on the GPU
-        "contact": '<contact geom1="ballgeom"/>',
-        "jointlimitpos": '<jointlimitpos joint="hinge"/>',
-        "jointlimitvel": '<jointlimitvel joint="hinge"/>',
-        "jointlimitfrc": '<jointlimitfrc joint="hinge"/>',
-        "tendonlimitpos": '<tendonlimitpos tendon="fixed"/>',
-        "tendonlimitvel": '<tendonlimitvel tendon="fixed"/>',
-        "tendonlimitfrc": '<tendonlimitfrc tendon="fixed"/>',
         "distance": '<distance geom1="ballgeom" geom2="tipgeom"/>',
         "normal": '<normal geom1="ballgeom" geom2="tipgeom"/>',
         "fromto": '<fromto geom1="ballgeom" geom2="tipgeom"/>',
@@ -346,10 +340,9 @@ def test_refusals(vk):
         model.opt.disableflags = model.opt.disableflags | DSBL_CONSTRAINT
         q = np.tile(model.qpos0, (2, 1))
         v = np.zeros((2, model.nv))
-        name = "camera rangefinder" if typ == "rangefinder" else typ
-        with pytest.raises(NotImplementedError, match=rf"sensor 0: {name} (\(|sensors)"):
+        with pytest.raises(NotImplementedError, match=rf"sensor 0: {typ} (\(|sensors)"):
             vk.forward(model, q, v)
-        with pytest.raises(NotImplementedError, match=rf"sensor 0: {name} (\(|sensors)"):
+        with pytest.raises(NotImplementedError, match=rf"sensor 0: {typ} (\(|sensors)"):
             vk.step(model, q, v)
         phalanx.forward(model, phalanx.Data(model))  # the CPU computes it
     model.opt.disableflags = model.opt.disableflags | int(mujoco.mjtDisableBit.mjDSBL_SENSOR)

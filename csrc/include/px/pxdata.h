@@ -439,10 +439,13 @@ void px_rnePostConstraintRun(const pxModel* m, pxData* d);
 // it was when the forward pass started (an e_kinetic sensor with the energy flag reads it, as
 // MuJoCo's does).
 pxtStatus px_sensorCheck(const pxModel* m, pxStatus* st);
-// ... and, for the GPU executor (shaders/sensor.comp), the types it does not compute by name:
-// touch, rangefinder, contact, the joint and tendon limit sensors, the geom distance sensors,
-// tactile
+// ... and, for the GPU executor (shaders/sensor.comp, sensorfull.comp), the types it does not
+// compute by name: the geom distance sensors, tactile
 pxtStatus px_sensorCheckGPU(const pxModel* m, pxStatus* st);
+// 1 if the GPU's sensor pass must be shaders/sensorfull.comp (the sensors that read constraint
+// rows or contacts, camera rangefinders, mj_rnePostConstraint with constraint forces), 0 if
+// shaders/sensor.comp computes the model's sensors
+int px_sensorFullGPU(const pxModel* m);
 // The tactile sensor i (csrc/engine/tactile.c) into sensordata, after the collision stage; its
 // scratch is the tail of the collision scratch: px_tactileScratchReals/Ints values (0 without a
 // tactile sensor), included in px_colScratchReals/Ints.
