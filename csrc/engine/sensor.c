@@ -17,8 +17,6 @@ static void markLazy(pxData* d, int what);
 #define PXK_SN_MARK(what) markLazy(d, what)
 // the acceleration stage's mj_rnePostConstraint with the forces of the constraint rows
 #define PXK_SN_RNEPOST_RUN() px_rnePostConstraintRun(m, d)
-// the tactile sensor (csrc/engine/tactile.c)
-#define PXK_SN_TACTILE(i) px_sensorTactile(m, d, i)
 
 #include "kern/sensor.h"
 
@@ -181,7 +179,6 @@ pxtStatus px_sensorCheckGPU(const pxModel* m, pxStatus* st) {
           "normal (a geom distance: no collision code in the sensor shader; CPU only)",
       [PX_SENS_GEOMFROMTO] =
           "fromto (a geom distance: no collision code in the sensor shader; CPU only)",
-      [PX_SENS_TACTILE] = "tactile (it reads contacts and signed distances; CPU only)",
   };
   for (int i = 0; i < m->nsensor; i++) {
     int t = m->sensor_type[i];

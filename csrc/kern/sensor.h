@@ -11,15 +11,15 @@
 //
 // Sensors that read constraint rows or contacts (joint and tendon limit sensors, touch, contact)
 // and camera rangefinders exist on the CPU only (their data, csrc/kern/constraint.h, and the
-// trees of the camera's ray culling are not on the GPU); site rangefinders run on both. The
-// tactile sensor is the executor's: the CPU defines PXK_SN_TACTILE(i) before this header
-// (csrc/engine/tactile.c); elsewhere it is not computed, nor are plugin sensors: the executors
-// refuse models holding them.
+// trees of the camera's ray culling are not on the GPU); site rangefinders run on both, and so
+// does the tactile sensor (csrc/kern/tactile.h: the contact records and signed distances), unless
+// the executor defines PXK_SN_NOTACTILE. Plugin sensors are not computed: the executors refuse
+// models holding them.
 // User sensors are zero (MuJoCo leaves them to a callback phalanx does not have).
 //
 //   reads:  m->sensor_*, object frames and velocities (xpos, xquat, xipos, site_xpos, cvel,
 //           cacc, cfrc_int, subtree_*, ...), qpos, qvel, ten_*, actuator_*, energy,
-//           constraint rows and contacts (CPU)
+//           constraint rows (CPU), contacts (CPU; the tactile sensor's on both)
 //   writes: d->sensordata
 // Sensors are independent: lane-strided, except the geom distance sensors, which use the
 // world's collision scratch and run on lane 0 in sensor order.
@@ -32,6 +32,9 @@
 #include "kern/libm.h"
 #include "kern/post.h"
 #include "kern/smooth.h"
+#ifndef PXK_SN_NOTACTILE
+#include "kern/tactile.h"
+#endif
 #ifndef PX_KERN_GLSL
 #include "kern/constraint.h"
 #endif
@@ -54,13 +57,14 @@
 
 // 1 if sensor i (builtin types) is computed by the stage functions of this header in this
 // executor; 0 for the types no executor computes and, on the GPU, the CPU-only ones (and the
-// geom distance sensors where PXK_SN_NOGEOMDIST leaves them out)
+// geom distance sensors where PXK_SN_NOGEOMDIST leaves them out, tactile where
+// PXK_SN_NOTACTILE does)
 PX_FN int pxk_sensorSupported(PX_MDC int i) {
   int t = M(sensor_type, i);
-#ifdef PXK_SN_TACTILE
-  if (t == PX_SENS_TACTILE) return 1;  // the executor's (CPU: csrc/engine/tactile.c)
+  if (t == PX_SENS_PLUGIN) return 0;
+#ifdef PXK_SN_NOTACTILE
+  if (t == PX_SENS_TACTILE) return 0;
 #endif
-  if (t == PX_SENS_TACTILE || t == PX_SENS_PLUGIN) return 0;
 #ifdef PXK_SN_NOGEOMDIST
   if (t == PX_SENS_GEOMDIST || t == PX_SENS_GEOMNORMAL || t == PX_SENS_GEOMFROMTO) return 0;
 #endif
@@ -650,6 +654,11 @@ PX_FN void pxk_snAcc(PX_MDC int i) {
     int o = type == PX_SENS_FRAMELINACC ? 3 : 0;
     for (int k = 0; k < 3; k++) D(sensordata, oa + k) = tmp[o + k];
   }
+#ifndef PXK_SN_NOTACTILE
+  else if (type == PX_SENS_TACTILE) {
+    pxk_snTactile(PX_MDARGC i);
+  }
+#endif
 #ifndef PX_KERN_GLSL
   else if (type == PX_SENS_JOINTLIMITFRC || type == PX_SENS_TENDONLIMITFRC) {
     int ct = type == PX_SENS_JOINTLIMITFRC ? PXK_CNSTR_LIMIT_JOINT : PXK_CNSTR_LIMIT_TENDON;
@@ -660,11 +669,6 @@ PX_FN void pxk_snAcc(PX_MDC int i) {
   } else if (type == PX_SENS_TOUCH) {
     D(sensordata, oa) = pxk_snTouch(PX_MDARGC objid);
   }
-#ifdef PXK_SN_TACTILE
-  else if (type == PX_SENS_TACTILE) {
-    PXK_SN_TACTILE(i);
-  }
-#endif
 #endif
 }
 

@@ -440,15 +440,9 @@ void px_rnePostConstraintRun(const pxModel* m, pxData* d);
 // MuJoCo's does).
 pxtStatus px_sensorCheck(const pxModel* m, pxStatus* st);
 // ... and, for the GPU executor (shaders/sensor.comp), the types it does not compute by name:
-// touch, rangefinder, contact, the joint and tendon limit sensors, the geom distance sensors,
-// tactile
+// touch, rangefinder, contact, the joint and tendon limit sensors, the geom distance sensors
+// (the tactile sensor runs on both: csrc/kern/tactile.h)
 pxtStatus px_sensorCheckGPU(const pxModel* m, pxStatus* st);
-// The tactile sensor i (csrc/engine/tactile.c) into sensordata, after the collision stage; its
-// scratch is the tail of the collision scratch: px_tactileScratchReals/Ints values (0 without a
-// tactile sensor), included in px_colScratchReals/Ints.
-void px_sensorTactile(const pxModel* m, pxData* d, int i);
-long px_tactileScratchReals(const pxModel* m);
-long px_tactileScratchInts(const pxModel* m);
 void px_sensors(const pxModel* m, pxData* d, double ke_in);
 
 // Actuator and sensor history buffers (csrc/engine/history.c; MuJoCo 3.12's mju_historyInsert,
