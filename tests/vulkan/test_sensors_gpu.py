@@ -40,8 +40,7 @@ SENSORS_ALL = os.path.join(HERE, "..", "compat", "models", "sensors_all.xml")
 # the sensor elements of the types the GPU does not compute (px_sensorCheckGPU; rangefinders:
 # those on cameras)
 REFUSED = ("touch", "rangefinder", "contact", "jointlimitpos", "jointlimitvel", "jointlimitfrc",
-           "tendonlimitpos", "tendonlimitvel", "tendonlimitfrc", "distance", "normal", "fromto",
-           "tactile")
+           "tendonlimitpos", "tendonlimitvel", "tendonlimitfrc", "distance", "normal", "fromto")
 REFUSED_RE = re.compile(r"<(%s)\b[^>]*/>" % "|".join(REFUSED), re.S)
 
 # energy, clock and user sensors (every stage), cutoffs, subtree and acceleration sensors on a
@@ -334,14 +333,10 @@ def test_refusals(vk):
         "distance": '<distance geom1="ballgeom" geom2="tipgeom"/>',
         "normal": '<normal geom1="ballgeom" geom2="tipgeom"/>',
         "fromto": '<fromto geom1="ballgeom" geom2="tipgeom"/>',
-        "tactile": '<tactile geom="ballgeom" mesh="taxels"/>',
     }
     assert set(extra) == set(REFUSED)
-    taxels = '<asset><mesh name="taxels" builtin="plate" params="3 3"/></asset><worldbody>'
     for typ, elem in extra.items():
         xml = base.replace("<sensor>", "<sensor>" + elem, 1)
-        if typ == "tactile":
-            xml = xml.replace("<worldbody>", taxels, 1)
         model = phalanx.Model.from_xml_string(xml)
         model.opt.disableflags = model.opt.disableflags | DSBL_CONSTRAINT
         q = np.tile(model.qpos0, (2, 1))
