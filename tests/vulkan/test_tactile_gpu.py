@@ -12,7 +12,8 @@ trajectory under random applied forces (so the probes press in and slide). From 
 states, `Vulkan.forward` must equal `phalanx.forward` and `Vulkan.step(nstep=...)` repeated
 `phalanx.step`, every data array bit for bit in fp64 (tests/vulkan/test_step.py's assert_same),
 with every channel read somewhere; and the CPU's sensordata after forward equals MuJoCo's
-mj_forward bit for bit. fp32 sensordata against the fp64 CPU within FP32_TOL (see test_fp32).
+mj_forward bit for bit. fp32 sensordata against the fp64 CPU within FP32_TOL (test_fp32_close, not run to
+its end yet).
 
 A cold lavapipe compiles the collision and constraint pipelines first (over 10 minutes on this
 shared machine), so the contact tests are slow (`make gpu-check`). The fast subset holds a check
@@ -83,8 +84,9 @@ def tactile_xml(target, other=False):
 CASES = [("sphere", False), ("box", True), ("capsule", False), ("plane", True),
          ("cylinder", False)]
 
-# fp32 against the fp64 CPU, per sensor: ||gpu32 - cpu64|| / max(||cpu64||, 1) (measured on
-# lavapipe, see test_fp32_close)
+# fp32 against the fp64 CPU, per sensor: ||gpu32 - cpu64|| / max(||cpu64||, 1). Provisional:
+# not measured yet (the cold fp32 pipeline builds did not finish within 45 minutes on lavapipe
+# here); a taxel at a surface may read in one precision and not the other, adding a slip term
 FP32_TOL = 5e-3
 
 
