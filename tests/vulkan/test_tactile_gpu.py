@@ -12,8 +12,8 @@ trajectory under random applied forces (so the probes press in and slide). From 
 states, `Vulkan.forward` must equal `phalanx.forward` and `Vulkan.step(nstep=...)` repeated
 `phalanx.step`, every data array bit for bit in fp64 (tests/vulkan/test_step.py's assert_same),
 with every channel read somewhere; and the CPU's sensordata after forward equals MuJoCo's
-mj_forward bit for bit. fp32 sensordata against the fp64 CPU within FP32_TOL (test_fp32_close, not run to
-its end yet).
+mj_forward bit for bit. fp32 sensordata against the fp64 CPU within FP32_TOL (test_fp32_close,
+not run to its end yet).
 
 A cold lavapipe compiles the collision and constraint pipelines first (over 10 minutes on this
 shared machine), so the contact tests are slow (`make gpu-check`). The fast subset holds a check
