@@ -3,7 +3,8 @@
 // quantities and MuJoCo's energy bookkeeping: pxk_sensors of csrc/kern/sensor.h, which
 // px_sensors runs on the CPU) after a forward pass: one workgroup per world, PX_NLANE lanes per
 // world (specialization constant 0). The geom distance sensors are left out (PXK_SN_NOGEOMDIST:
-// the host refuses them, px_sensorCheckGPU), and so is the collision code they would need.
+// the host refuses them, px_sensorCheckGPU), and so is the collision code they would need. The
+// tactile sensor (csrc/kern/tactile.h) reads the contact records the forward pass left.
 //   mode 0: before forward: energy[1] saved in the world's tsave (ke_in, read by an e_kinetic
 //           sensor under the energy flag); dispatched only when the model needs it
 //   mode 2: after forward: the sensors, clock = the world's time, ke_in = tsave
@@ -38,6 +39,7 @@ void main() {
   pxd = p.data;
   pxw = pxpush.world0 + wg;
   pxzero = PX_REAL(min(pxw, 0));  // 0, unknown to the compiler (pxw >= 0 is not provable)
+  pxl_collisionWorld(p);          // the contact records (the tactile sensor reads them)
   if (mode < 2) {
     if (PX_LANE == 0) p.tsave.v[pxw] = D(energy, 1);
     return;

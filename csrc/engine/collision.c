@@ -91,16 +91,14 @@ static long maxBodyGeoms(const pxModel* m) {
   return g;
 }
 
-// the tail of each (px_tactileScratchReals/Ints) is the tactile sensor's (csrc/engine/tactile.c);
-// the ints before it hold the small-model pair cache of collide.h (pxk_fastFB, pxk_fastInts)
+// the ints end with the small-model pair cache of collide.h (pxk_fastFB, pxk_fastInts)
 long px_colScratchReals(const pxModel* m) {
-  return 10L * m->nbody + 12L * m->ngeom + 3L * maxBodyGeoms(m) + px_tactileScratchReals(m);
+  return 10L * m->nbody + 12L * m->ngeom + 3L * maxBodyGeoms(m);
 }
 
 long px_colScratchInts(const pxModel* m, int nbpmax) {
   long g = maxBodyGeoms(m);
-  return pxk_fastFB(m->nbody, m->ngeom, nbpmax, g) + pxk_fastInts(m->nbody, nbpmax) +
-         px_tactileScratchInts(m);
+  return pxk_fastFB(m->nbody, m->ngeom, nbpmax, g) + pxk_fastInts(m->nbody, nbpmax);
 }
 
 static const char* geomTypeName(int t) {

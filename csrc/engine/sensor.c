@@ -17,8 +17,6 @@ static void markLazy(pxData* d, int what);
 #define PXK_SN_MARK(what) markLazy(d, what)
 // the acceleration stage's mj_rnePostConstraint with the forces of the constraint rows
 #define PXK_SN_RNEPOST_RUN() px_rnePostConstraintRun(m, d)
-// the tactile sensor (csrc/engine/tactile.c)
-#define PXK_SN_TACTILE(i) px_sensorTactile(m, d, i)
 
 #include "kern/sensor.h"
 
@@ -163,7 +161,7 @@ pxtStatus px_sensorCheckGPU(const pxModel* m, pxStatus* st) {
   if (code != PX_OK) return code;
   // what the sensor entry points (shaders/sensor.comp, sensorfull.comp) leave out: the geom
   // distance sensors (PXK_SN_NOGEOMDIST: the collision code they need would make the pipeline far
-  // slower to build) and tactile sensors (the CPU's csrc/engine/tactile.c)
+  // slower to build)
   static const char* why[] = {
       [PX_SENS_GEOMDIST] =
           "distance (a geom distance: no collision code in the sensor shader; CPU only)",
@@ -171,7 +169,6 @@ pxtStatus px_sensorCheckGPU(const pxModel* m, pxStatus* st) {
           "normal (a geom distance: no collision code in the sensor shader; CPU only)",
       [PX_SENS_GEOMFROMTO] =
           "fromto (a geom distance: no collision code in the sensor shader; CPU only)",
-      [PX_SENS_TACTILE] = "tactile (it reads contacts and signed distances; CPU only)",
   };
   for (int i = 0; i < m->nsensor; i++) {
     int t = m->sensor_type[i];

@@ -14,10 +14,10 @@
 // PXK_SN_EFC (rows and contacts: csrc/kern/constraint.h's accessors) and PXK_SN_CAMERA are
 // defined: always on the CPU; on the GPU in the sensor entry point that declares the constraint
 // blocks (shaders/sensorfull.comp), which the executor dispatches instead of shaders/sensor.comp
-// for models with such sensors. Site rangefinders run in both entry points. The tactile sensor
-// is the executor's: the CPU defines PXK_SN_TACTILE(i) before this header
-// (csrc/engine/tactile.c); elsewhere it is not computed, nor are plugin sensors: the executors
-// refuse models holding them.
+// for models with such sensors. Site rangefinders run in both entry points, and so does the
+// tactile sensor (csrc/kern/tactile.h: the contact records and signed distances), unless the
+// executor defines PXK_SN_NOTACTILE. Plugin sensors are not computed: the executors refuse
+// models holding them.
 // User sensors are zero (MuJoCo leaves them to a callback phalanx does not have).
 //
 //   reads:  m->sensor_*, object frames and velocities (xpos, xquat, xipos, site_xpos, cvel,
@@ -35,6 +35,9 @@
 #include "kern/libm.h"
 #include "kern/post.h"
 #include "kern/smooth.h"
+#ifndef PXK_SN_NOTACTILE
+#include "kern/tactile.h"
+#endif
 // the CPU compiles every sensor this header has
 #ifdef PX_KERN_C
 #ifndef PXK_SN_EFC
@@ -74,14 +77,15 @@
 #define PXK_SN_RNEPOST 3
 
 // 1 if sensor i (builtin types) is computed by the stage functions of this header in this
-// build; 0 for the types no executor computes, those PXK_SN_EFC and PXK_SN_CAMERA leave out, and
-// the geom distance sensors where PXK_SN_NOGEOMDIST leaves them out
+// build; 0 for the types no executor computes, those PXK_SN_EFC and PXK_SN_CAMERA leave out, the
+// geom distance sensors where PXK_SN_NOGEOMDIST leaves them out, tactile where PXK_SN_NOTACTILE
+// does
 PX_FN int pxk_sensorSupported(PX_MDC int i) {
   int t = M(sensor_type, i);
-#ifdef PXK_SN_TACTILE
-  if (t == PX_SENS_TACTILE) return 1;  // the executor's (CPU: csrc/engine/tactile.c)
+  if (t == PX_SENS_PLUGIN) return 0;
+#ifdef PXK_SN_NOTACTILE
+  if (t == PX_SENS_TACTILE) return 0;
 #endif
-  if (t == PX_SENS_TACTILE || t == PX_SENS_PLUGIN) return 0;
 #ifdef PXK_SN_NOGEOMDIST
   if (t == PX_SENS_GEOMDIST || t == PX_SENS_GEOMNORMAL || t == PX_SENS_GEOMFROMTO) return 0;
 #endif
@@ -670,6 +674,11 @@ PX_FN void pxk_snAcc(PX_MDC int i) {
     int o = type == PX_SENS_FRAMELINACC ? 3 : 0;
     for (int k = 0; k < 3; k++) D(sensordata, oa + k) = tmp[o + k];
   }
+#ifndef PXK_SN_NOTACTILE
+  else if (type == PX_SENS_TACTILE) {
+    pxk_snTactile(PX_MDARGC i);
+  }
+#endif
 #ifdef PXK_SN_EFC
   else if (type == PX_SENS_JOINTLIMITFRC || type == PX_SENS_TENDONLIMITFRC) {
     int ct = type == PX_SENS_JOINTLIMITFRC ? PXK_CNSTR_LIMIT_JOINT : PXK_CNSTR_LIMIT_TENDON;
@@ -679,11 +688,6 @@ PX_FN void pxk_snAcc(PX_MDC int i) {
     pxk_snContact(PX_MDARGC i, oa);
   } else if (type == PX_SENS_TOUCH) {
     D(sensordata, oa) = pxk_snTouch(PX_MDARGC objid);
-  }
-#endif
-#ifdef PXK_SN_TACTILE
-  else if (type == PX_SENS_TACTILE) {
-    PXK_SN_TACTILE(i);
   }
 #endif
 }

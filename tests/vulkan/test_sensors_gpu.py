@@ -39,7 +39,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SENSORS_ALL = os.path.join(HERE, "..", "compat", "models", "sensors_all.xml")
 
 # the sensor elements of the types the GPU does not compute (px_sensorCheckGPU)
-REFUSED = ("distance", "normal", "fromto", "tactile")
+REFUSED = ("distance", "normal", "fromto")
 # removed from the models of these runs: the refused types and those of the full sensor entry
 # point (shaders/sensorfull.comp, tests/vulkan/test_sensors_full_gpu.py: touch, camera
 # rangefinders, contact, limit sensors), so that these runs dispatch shaders/sensor.comp
@@ -328,14 +328,10 @@ def test_refusals(vk):
         "distance": '<distance geom1="ballgeom" geom2="tipgeom"/>',
         "normal": '<normal geom1="ballgeom" geom2="tipgeom"/>',
         "fromto": '<fromto geom1="ballgeom" geom2="tipgeom"/>',
-        "tactile": '<tactile geom="ballgeom" mesh="taxels"/>',
     }
     assert set(extra) == set(REFUSED)
-    taxels = '<asset><mesh name="taxels" builtin="plate" params="3 3"/></asset><worldbody>'
     for typ, elem in extra.items():
         xml = base.replace("<sensor>", "<sensor>" + elem, 1)
-        if typ == "tactile":
-            xml = xml.replace("<worldbody>", taxels, 1)
         model = phalanx.Model.from_xml_string(xml)
         model.opt.disableflags = model.opt.disableflags | DSBL_CONSTRAINT
         q = np.tile(model.qpos0, (2, 1))

@@ -440,18 +440,12 @@ void px_rnePostConstraintRun(const pxModel* m, pxData* d);
 // MuJoCo's does).
 pxtStatus px_sensorCheck(const pxModel* m, pxStatus* st);
 // ... and, for the GPU executor (shaders/sensor.comp, sensorfull.comp), the types it does not
-// compute by name: the geom distance sensors, tactile
+// compute by name: the geom distance sensors
 pxtStatus px_sensorCheckGPU(const pxModel* m, pxStatus* st);
 // 1 if the GPU's sensor pass must be shaders/sensorfull.comp (the sensors that read constraint
 // rows or contacts, camera rangefinders, mj_rnePostConstraint with constraint forces), 0 if
 // shaders/sensor.comp computes the model's sensors
 int px_sensorFullGPU(const pxModel* m);
-// The tactile sensor i (csrc/engine/tactile.c) into sensordata, after the collision stage; its
-// scratch is the tail of the collision scratch: px_tactileScratchReals/Ints values (0 without a
-// tactile sensor), included in px_colScratchReals/Ints.
-void px_sensorTactile(const pxModel* m, pxData* d, int i);
-long px_tactileScratchReals(const pxModel* m);
-long px_tactileScratchInts(const pxModel* m);
 void px_sensors(const pxModel* m, pxData* d, double ke_in);
 
 // Actuator and sensor history buffers (csrc/engine/history.c; MuJoCo 3.12's mju_historyInsert,
