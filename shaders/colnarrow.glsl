@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The body of the narrow-phase entry points shaders/colnarrow_{prim,convex,hfield}.comp, each
-// of which defines PXL_FAMILY (0, 1, 2) and which of PXK_NARROW_CONVEX and PXK_NARROW_HFIELD
-// is on before including this file.
+// of which defines PXL_FAMILY (0, 1, 2) and which of PXK_NARROW_CONVEX, PXK_NARROW_HFIELD and
+// PXK_NARROW_PRIM (the primitive routines, on unless set to 0) is on before including this file.
 //
 // The narrow phase of the geom pairs that shaders/colpairs.comp listed, in the list's order:
 // each pair's contacts land after those of the pairs before it (pxk_colPair of

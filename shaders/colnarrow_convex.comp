@@ -4,4 +4,5 @@
 #define PXL_FAMILY 1
 #define PXK_NARROW_CONVEX 1
 #define PXK_NARROW_HFIELD 0
+#define PXK_NARROW_PRIM 0
 #include "colnarrow.glsl"

@@ -4,4 +4,5 @@
 #define PXL_FAMILY 2
 #define PXK_NARROW_CONVEX 0
 #define PXK_NARROW_HFIELD 1
+#define PXK_NARROW_PRIM 0
 #include "colnarrow.glsl"

@@ -314,6 +314,10 @@ PX_FN void pxk_colFinish(PX_MDC int g1, int g2, int ipair, PX_REAL margin, int c
 #ifndef PXK_NARROW_HFIELD
 #define PXK_NARROW_HFIELD 1
 #endif
+// the primitive routines (every route but the two above) likewise
+#ifndef PXK_NARROW_PRIM
+#define PXK_NARROW_PRIM 1
+#endif
 
 // the narrow-phase route of a pair of geom types: the entry of MuJoCo 3.12's mjCOLLISIONFUNC
 // table, one table for the dispatch, the support check and the refusals
@@ -379,6 +383,7 @@ PX_FN int pxk_narrow(PX_MDC int g1, int g2, PX_REAL margin, int adr) {
   int r = pxk_narrowRoute(M(geom_type, g1), M(geom_type, g2));
   int n = 0;
   switch (r) {
+#if PXK_NARROW_PRIM
     case PXK_NR_PLANESPHERE:
       n = pxk_colPlaneSphere(PX_MDARGC g1, g2, margin, adr);
       break;
@@ -415,6 +420,7 @@ PX_FN int pxk_narrow(PX_MDC int g1, int g2, PX_REAL margin, int adr) {
     case PXK_NR_PLANECONVEX:
       n = pxk_colPlaneConvex(PX_MDARGC g1, g2, margin, adr);
       break;
+#endif
     case PXK_NR_HFIELD:
 #if PXK_NARROW_HFIELD
       n = pxk_colConvexHField(PX_MDARGC g1, g2, margin, adr);

@@ -2537,30 +2537,38 @@ PX_FN PX_REAL pxk_ccd(PX_MDC PX_INOUT(PX_REAL, sr, PXK_SR), PX_INOUT(int, si, PX
   si[PXK_SI_MAXCON] = maxcon;
   sr[PXK_SR_CUTOFF] = cutoff;
 
-  // spheres and capsules shrink to a point and a segment for a first GJK distance
+  // spheres and capsules shrink to a point and a segment for a first GJK distance (pass 0);
+  // pass 1 runs GJK on the full shapes. One call site of pxk_ccdGjk serves both passes: the GPU
+  // compiler inlines every call, so each call site is a copy of GJK in the module.
   int t1 = oi1[PXK_OBJ_TYPE];
   int t2 = oi2[PXK_OBJ_TYPE];
-  if (t1 == PXK_GEOM_SPHERE || t2 == PXK_GEOM_SPHERE || t1 == PXK_GEOM_CAPSULE ||
-      t2 == PXK_GEOM_CAPSULE) {
-    PXR full1 = PX_ZERO;
-    PXR full2 = PX_ZERO;
-    PXR margin1 = obj1[PXK_OBJ_MARGIN];
-    PXR margin2 = obj2[PXK_OBJ_MARGIN];
-    if (t1 == PXK_GEOM_SPHERE || t1 == PXK_GEOM_CAPSULE) {
-      PXR hm = PX_R(0.5) * margin1;
-      full1 = obj1[PXK_OBJ_SIZE] + hm;
-      oi1[PXK_OBJ_MODE] = (t1 == PXK_GEOM_SPHERE) ? PXK_SUPP_POINT : PXK_SUPP_LINE;
-      obj1[PXK_OBJ_MARGIN] = PX_ZERO;
+  int pass = (t1 == PXK_GEOM_SPHERE || t2 == PXK_GEOM_SPHERE || t1 == PXK_GEOM_CAPSULE ||
+              t2 == PXK_GEOM_CAPSULE)
+                 ? 0
+                 : 1;
+  PXR full1 = PX_ZERO;
+  PXR full2 = PX_ZERO;
+  PXR margin1 = obj1[PXK_OBJ_MARGIN];
+  PXR margin2 = obj2[PXK_OBJ_MARGIN];
+  for (;;) {
+    if (pass == 0) {
+      if (t1 == PXK_GEOM_SPHERE || t1 == PXK_GEOM_CAPSULE) {
+        PXR hm = PX_R(0.5) * margin1;
+        full1 = obj1[PXK_OBJ_SIZE] + hm;
+        oi1[PXK_OBJ_MODE] = (t1 == PXK_GEOM_SPHERE) ? PXK_SUPP_POINT : PXK_SUPP_LINE;
+        obj1[PXK_OBJ_MARGIN] = PX_ZERO;
+      }
+      if (t2 == PXK_GEOM_SPHERE || t2 == PXK_GEOM_CAPSULE) {
+        PXR hm = PX_R(0.5) * margin2;
+        full2 = obj2[PXK_OBJ_SIZE] + hm;
+        oi2[PXK_OBJ_MODE] = (t2 == PXK_GEOM_SPHERE) ? PXK_SUPP_POINT : PXK_SUPP_LINE;
+        obj2[PXK_OBJ_MARGIN] = PX_ZERO;
+      }
+      PXR fs = full1 + full2;
+      sr[PXK_SR_CUTOFF] = sr[PXK_SR_CUTOFF] + fs;
     }
-    if (t2 == PXK_GEOM_SPHERE || t2 == PXK_GEOM_CAPSULE) {
-      PXR hm = PX_R(0.5) * margin2;
-      full2 = obj2[PXK_OBJ_SIZE] + hm;
-      oi2[PXK_OBJ_MODE] = (t2 == PXK_GEOM_SPHERE) ? PXK_SUPP_POINT : PXK_SUPP_LINE;
-      obj2[PXK_OBJ_MARGIN] = PX_ZERO;
-    }
-    PXR fs = full1 + full2;
-    sr[PXK_SR_CUTOFF] = sr[PXK_SR_CUTOFF] + fs;
     pxk_ccdGjk(PX_MDARGC sr, si, obj1, oi1, obj2, oi2);
+    if (pass == 1) break;
     sr[PXK_SR_CUTOFF] = cutoff;
     obj1[PXK_OBJ_MARGIN] = margin1;
     obj2[PXK_OBJ_MARGIN] = margin2;
@@ -2581,8 +2589,8 @@ PX_FN PX_REAL pxk_ccd(PX_MDC PX_INOUT(PX_REAL, sr, PXK_SR), PX_INOUT(int, si, PX
       sr[PXK_SR_X1 + k] = obj1[PXK_OBJ_POS + k];
       sr[PXK_SR_X2 + k] = obj2[PXK_OBJ_POS + k];
     }
+    pass = 1;
   }
-  pxk_ccdGjk(PX_MDARGC sr, si, obj1, oi1, obj2, oi2);
 
   if (sr[PXK_SR_DIST] <= sr[PXK_SR_TOL] && si[PXK_SI_NSIMP] > 1 && si[PXK_SI_SEP] == 0) {
     sr[PXK_SR_DIST] = PX_ZERO;

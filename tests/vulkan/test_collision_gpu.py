@@ -9,9 +9,11 @@ records must equal `phalanx.kinematics` + `phalanx.collision` on the CPU bit for
 
 lavapipe compiles each pipeline with LLVM at its first use: the pair-list entry point and the
 primitive narrow phase take about 40 to 70 s together (fp64 or fp32); Mesa's shader cache keeps
-them. The general convex narrow phase (GJK/EPA) does not finish compiling on lavapipe (see
-test_convex). The fast suite runs one fp64 case on primitive geoms; `make gpu-check` (--full)
-runs the rest (marked slow).
+them. The general convex (GJK/EPA) and height-field families take far longer there (over 5
+minutes of CPU each, docs/gpu_executor.md, "Collision"), so the executor refuses them on a CPU
+device unless PX_GPU_CONVEX=1, and test_convex/test_hfield run there only with
+PX_TEST_GPU_CONVEX=1. The fast suite runs one fp64 case on primitive geoms; the rest is marked
+slow (`make gpu-check`; the sweeps need --full).
 """
 
 import os
@@ -75,6 +77,30 @@ MIXED = """
 """
 
 
+# the height-field collider (GJK/EPA on prisms): a sphere, a capsule, a box, an ellipsoid, a
+# cylinder and a convex mesh over a small terrain; contype/conaffinity let them touch the terrain
+# only, so that the height-field family is the only one (one pipeline)
+HFIELD = """
+<mujoco model="hfield">
+  <asset>
+    <hfield name="h" nrow="4" ncol="5" size="0.4 0.3 0.1 0.05"
+            elevation="0 0.2 0.5 0.3 0.1  0.3 0.6 0.9 0.4 0.2  0.1 0.5 1 0.6 0.3  0 0.2 0.4 0.2 0"/>
+    <mesh name="tet" vertex="0 0 0  0.12 0 0  0 0.12 0  0 0 0.12  0.09 0.09 0.09"/>
+  </asset>
+  <default><geom contype="2" conaffinity="1"/></default>
+  <worldbody>
+    <geom type="hfield" hfield="h" contype="1" conaffinity="2"/>
+    <body pos="-0.2 -0.1 0.1"><freejoint/><geom type="sphere" size="0.06"/></body>
+    <body pos="0 -0.1 0.12"><freejoint/><geom type="capsule" size="0.04 0.06" margin="0.01"/></body>
+    <body pos="0.2 -0.1 0.1"><freejoint/><geom type="box" size="0.05 0.04 0.03"/></body>
+    <body pos="-0.2 0.1 0.1"><freejoint/><geom type="ellipsoid" size="0.06 0.04 0.03"/></body>
+    <body pos="0 0.1 0.12"><freejoint/><geom type="cylinder" size="0.04 0.05"/></body>
+    <body pos="0.2 0.1 0.1"><freejoint/><geom type="mesh" mesh="tet"/></body>
+  </worldbody>
+</mujoco>
+"""
+
+
 def gymnasium(name):
     return lambda: phalanx.Model.from_xml_path(shared_model("gymnasium", name))
 
@@ -89,6 +115,10 @@ def mixed():
 
 def prims():
     return phalanx.Model.from_xml_string(PRIMS)
+
+
+def hfield():
+    return phalanx.Model.from_xml_string(HFIELD)
 
 
 @pytest.fixture(scope="module")
@@ -134,6 +164,18 @@ def same_fields(a, b):
     held)."""
     return all(np.array_equal(np.ascontiguousarray(a[f]).view(np.uint8),
                               np.ascontiguousarray(b[f]).view(np.uint8)) for f in a.dtype.names)
+
+
+def cpu_device(vk):
+    return "llvmpipe" in vk.device.lower() or "lavapipe" in vk.device.lower()
+
+
+def allow_convex(vk, monkeypatch):
+    """On a CPU device the convex and height-field families run only when asked."""
+    if cpu_device(vk):
+        if os.environ.get("PX_TEST_GPU_CONVEX") != "1":
+            pytest.skip("set PX_TEST_GPU_CONVEX=1 (lavapipe takes minutes to compile GJK/EPA)")
+        monkeypatch.setenv("PX_GPU_CONVEX", "1")
 
 
 def check(vk, model, nworld, seed, spread, precision, min_contacts=1):
@@ -189,17 +231,25 @@ def test_collision(vk, full, name, make, spread, nworld, precision):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("precision", ["fp64", "fp32"])
-def test_convex(vk, precision):
-    """The general convex family (GJK/EPA). Its pipeline did not finish compiling on lavapipe
-    within 25 minutes (docs/gpu_executor.md, "Collision"); run it where the device
-    compiles it (PX_TEST_GPU_CONVEX=1)."""
-    if os.environ.get("PX_TEST_GPU_CONVEX") != "1":
-        pytest.skip("set PX_TEST_GPU_CONVEX=1 (lavapipe does not finish compiling GJK/EPA)")
-    os.environ["PX_GPU_CONVEX"] = "1"  # the executor refuses it on a CPU device otherwise
-    total, worst = check(vk, mixed(), 8, 7, 0.15, precision)
+def test_convex(vk, monkeypatch, precision):
+    """The general convex family (GJK/EPA, the polygon multi-contact) with the primitive one:
+    an ellipsoid, a cylinder and a convex mesh among primitives."""
+    allow_convex(vk, monkeypatch)
+    total, worst = check(vk, mixed(), 8, 7, 0.15, precision, min_contacts=8)
     if precision == "fp32":
         print(f"mixed: fp32 worst abs error {worst:.3g} over {total} contacts")
-        assert worst <= FP32_TOL
+        assert worst <= FP32_TOL, f"mixed: fp32 error {worst:.3g} over {total} contacts"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("precision", ["fp64", "fp32"])
+def test_hfield(vk, monkeypatch, precision):
+    """The height-field family alone: six convex shapes over a terrain."""
+    allow_convex(vk, monkeypatch)
+    total, worst = check(vk, hfield(), 8, 5, 0.08, precision, min_contacts=8)
+    if precision == "fp32":
+        print(f"hfield: fp32 worst abs error {worst:.3g} over {total} contacts")
+        assert worst <= FP32_TOL, f"hfield: fp32 error {worst:.3g} over {total} contacts"
 
 
 @pytest.mark.slow
@@ -214,14 +264,14 @@ def test_many_pairs(vk, full):
 
 def test_convex_refused_on_cpu_device(vk, monkeypatch):
     """On a CPU Vulkan device the convex and height-field families are refused by name at once
-    (their pipelines do not finish compiling there), never a seeming hang."""
-    if "llvmpipe" not in vk.device.lower() and "lavapipe" not in vk.device.lower():
+    (their pipelines take minutes to compile there), never a seeming hang."""
+    if not cpu_device(vk):
         pytest.skip(f"{vk.device} is not Mesa's CPU device")
     monkeypatch.delenv("PX_GPU_CONVEX", raising=False)
-    model = mixed()
-    q = np.tile(model.qpos0, (2, 1))
-    with pytest.raises(NotImplementedError, match="convex .*PX_GPU_CONVEX=1"):
-        vk.collision(model, q)
+    for model in (mixed(), hfield()):
+        q = np.tile(model.qpos0, (2, 1))
+        with pytest.raises(NotImplementedError, match="(convex|height-field) .*PX_GPU_CONVEX=1"):
+            vk.collision(model, q)
 
 
 def test_arguments(vk):
