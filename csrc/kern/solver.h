@@ -1498,7 +1498,8 @@ PX_FN void pxk_projectARLower(PX_MDC int i) {
 // row i of AR's upper triangle from the lower one, then R on its diagonal; after every lower row
 PX_FN void pxk_projectARUpper(PX_MDC int i) {
   int nefc = PXK_EN(PX_EFC_NEFC);
-  for (int j = i + 1; j < nefc; j++) PXK_E(efc_pg_AR, i * nefc + j) = PXK_E(efc_pg_AR, j * nefc + i);
+  for (int j = i + 1; j < nefc; j++)
+    PXK_E(efc_pg_AR, i * nefc + j) = PXK_E(efc_pg_AR, j * nefc + i);
   PXR v = PXK_E(efc_pg_AR, i * (nefc + 1)) + PXK_E(efc_R, i);
   PXK_E(efc_pg_AR, i * (nefc + 1)) = v;
 }

@@ -987,8 +987,7 @@ static int addSolve(dispatchOp* ops, int n, int phase, int mode, int resume) {
 // list, then the primitive narrow phase in chunks), the constraint rows and the model's solver
 // between the smooth pass and the sensors (px_forward's order). With mode 1, colpairs clears the
 // pair list of the worlds not flagged, so that their contacts stay as they are
-static int addForward(const pxModel* m, dispatchOp* ops, int n, int mode, int sensors,
-                      int resume) {
+static int addForward(const pxModel* m, dispatchOp* ops, int n, int mode, int sensors, int resume) {
   sensors = sensors && sensorsOn(m);
   if (sensors && sensorsSaveKe(m)) ops[n++] = (dispatchOp){PXV_PHASE_SENSOR, mode};
   ops[n++] = (dispatchOp){PXV_PHASE_FORWARD, mode};

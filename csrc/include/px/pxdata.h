@@ -130,7 +130,7 @@ typedef struct {
   X(pxtNum, efc_pg_mom, PXE_ROWS)                                                             \
   X(int, efc_pg_block, PXE_ROWS)                                                              \
   X(pxtNum, efc_cn_jac, 24 * PXE_NV)                                                          \
-  /* a solve's resume point between GPU dispatches (csrc/kern/solver.h, "resumable solves") */ \
+  /* a solve's resume point between GPU dispatches (solver.h, "resumable solves") */          \
   X(int, efc_ck_i, 16)                                                                        \
   X(pxtNum, efc_ck_r, 4)
 
