@@ -2500,7 +2500,9 @@ PX_FN int pxk_dualRun(PX_MDC int budget) {
   int nisland = PXK_EN(PX_EFC_NISLAND);
   int pgs = MOPT(solver) == PX_SOL_PGS ? 1 : 0;
   int noslip = MOPT(noslip_iterations) > 0 ? MOPT(noslip_iterations) : 0;
-  int cone = MOPT(cone) == PX_CONE_ELLIPTIC ? 300 : 40;
+  // loop iterations per row of a sweep beyond the residual's: an elliptic block's QCQP (up to
+  // 20 Newton steps on its friction) is the largest
+  int cone = MOPT(cone) == PX_CONE_ELLIPTIC ? 1200 : 40;
   // per island, or once over every row (isl = -1): one call site of each unit
   int islands = (MOPT(disableflags) & PX_DSBL_ISLAND) == 0 && nisland > 0 ? 1 : 0;
   int nsolve = islands == 1 ? nisland : 1;
@@ -2556,7 +2558,7 @@ PX_FN int pxk_dualRun(PX_MDC int budget) {
     } else if (stage == 6) {
       cost = pxk_ckMad(inefc, nefc + cone, 200);
     } else if (stage == 7) {
-      cost = pxk_ckMad(pxk_ckMad(inefc, nefc + 300, 500), noslip, 0);
+      cost = pxk_ckMad(pxk_ckMad(inefc, nefc + cone, 500), noslip, 0);
     } else {
       cost = pxk_ckMad(nefc, nv + 2, 3 * nv + 2 * nc + 50);
     }
