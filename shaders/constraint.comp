@@ -29,7 +29,7 @@ void main() {
   PxParams p = pxpush.params;
   int wg = int(gl_WorkGroupID.x);
   if (wg >= p.nworld - pxpush.world0) return;
-  if (pxpush.mode == 1 && p.flag.v[pxpush.world0 + wg] == 0) return;
+  if ((pxpush.mode & 1) == 1 && p.flag.v[pxpush.world0 + wg] == 0) return;
   pxm = p.model;
   pxd = p.data;
   pxw = pxpush.world0 + wg;
@@ -39,7 +39,7 @@ void main() {
   if (pxk_cnAdhesion(PX_MDARG) != 0) pxk_fwdAcceleration(PX_MDARG);
   pxk_makeConstraint(PX_MDARG);
   pxk_island(PX_MDARG);
-  pxk_projectConstraint(PX_MDARG);
+  pxk_projectRows(PX_MDARG);
   pxk_referenceConstraint(PX_MDARG);
   pxk_fwdConstraintBegin(PX_MDARG);
   // lavapipe (llvmpipe) caps the loop iterations of an invocation (65535 back edges in all, its

@@ -20,11 +20,15 @@ layout(local_size_x_id = 0) in;
 #include "kern/constraint.h"
 #include "kern/solver.h"
 
+// the loop iterations one dispatch may spend on a solve's units (estimates, csrc/kern/solver.h)
+// on a device with a loop budget: lavapipe's is 65535 per invocation
+#define PXK_CK_BUDGET 56000
+
 void main() {
   PxParams p = pxpush.params;
   int wg = int(gl_WorkGroupID.x);
   if (wg >= p.nworld - pxpush.world0) return;
-  if (pxpush.mode == 1 && p.flag.v[pxpush.world0 + wg] == 0) return;
+  if ((pxpush.mode & 1) == 1 && p.flag.v[pxpush.world0 + wg] == 0) return;
   pxm = p.model;
   pxd = p.data;
   pxw = pxpush.world0 + wg;
@@ -32,7 +36,16 @@ void main() {
   pxl_collisionWorld(p);
   pxl_efcWorld(p);
   if (PXK_EN(PX_EFC_NEFC) == 0) return;
-  pxk_primalSolve(PX_MDARG);
+  // mode bit 1: a later dispatch of the same solve (resume, or return when finished); bit 2: a
+  // device with a loop budget (lavapipe): run units of the solve within PXK_CK_BUDGET loop
+  // iterations; bit 3: the last dispatch of the solve: unfinished, the world is flagged
+  if ((pxpush.mode & 2) == 0) {
+    pxk_ckReset(PX_MDARGC 0);
+  } else if (pxk_ckDone(PX_MDARG) == 1) {
+    return;
+  }
+  int done = pxk_primalRun(PX_MDARGC (pxpush.mode & 4) != 0 ? PXK_CK_BUDGET : -1);
+  if (done == 0 && (pxpush.mode & 8) != 0) PXK_EN(PX_EFC_NTRUNC) = 1;
   // lavapipe (llvmpipe) caps the loop iterations of an invocation (65535 back edges in all, its
   // loop limiter); past the cap every loop ends after one iteration, silently. A loop whose trip
   // count the compiler cannot know tells whether that happened: the world is flagged (sticky)

@@ -26,6 +26,20 @@
 #define PXK_LS_D0 2
 #define PXK_LS_D1 3
 
+// the resume point of a solve run in units (efc_ck_i entries, efc_ck_r entries; "resumable
+// solves" below)
+#define PXK_CK_STAGE 0   // the next unit's kind
+#define PXK_CK_ISL 1     // the island (solve) index
+#define PXK_CK_ROW 2     // the projection's next row
+#define PXK_CK_ITER 3    // the solve's iterations so far
+#define PXK_CK_NK 4      // PGS: iterations since the momentum's restart
+#define PXK_CK_NBLOCK 5  // PGS: blocks of the sweep
+#define PXK_CK_RNG 6     // PGS: the shuffle's generator state (4 entries)
+#define PXK_CK_N 16      // efc_ck_i entries
+#define PXK_CK_DONE 99   // the stage of a finished solve
+#define PXK_CKR_GAUSS 0  // primal: the Gauss cost at the current point (quadGauss[0])
+#define PXK_CKR_SCALE 1  // primal: the island's (or the problem's) scale
+
 //---------------------------------- islands -------------------------------------------------------
 
 // canonical root of an active tree, compressing its path (mj_dsuRoot)
@@ -1523,12 +1537,11 @@ PX_FN void pxk_svCGDirection(PX_MDC int nv) {
   }
 }
 
-// the primal solvers on the problem in efc_sv_* from its qacc (mj_solPrimal, dense): Newton
-// (newton = 1) or CG with the Hager-Zhang direction update; returns the number of iterations
-PX_FN int pxk_solPrimal(PX_MDC int nv, int nefc, int ne, int nf, PX_REAL scale, int newton) {
+// the primal solvers' start on the problem in efc_sv_* from its qacc (mj_solPrimal before its
+// iterations, dense): Newton (newton = 1) or CG; keeps the Gauss cost in efc_ck_r; returns 1 when
+// the start already meets the tolerance
+PX_FN int pxk_solPrimalStart(PX_MDC int nv, int nefc, int ne, int nf, PX_REAL scale, int newton) {
   PXR tol = MOPT(tolerance);
-  PXR qg[3];
-  PXR impr[1];
   int coneH = (newton == 1 && MOPT(cone) == PX_CONE_ELLIPTIC) ? 1 : 0;
 #ifdef PX_KERN_C
   pxk_cSvMulM(d, d->efc_sv_Ma, d->efc_sv_qacc, nv);
@@ -1544,7 +1557,7 @@ PX_FN int pxk_solPrimal(PX_MDC int nv, int nefc, int ne, int nf, PX_REAL scale, 
     PXR v = PXK_E(efc_sv_Jaref, i) - PXK_E(efc_sv_aref, i);
     PXK_E(efc_sv_Jaref, i) = v;
   }
-  qg[0] = pxk_svUpdateConstraint(PX_MDARGC nv, nefc, ne, nf, coneH);
+  PXK_E(efc_ck_r, PXK_CKR_GAUSS) = pxk_svUpdateConstraint(PX_MDARGC nv, nefc, ne, nf, coneH);
   pxk_svGrad(PX_MDARGC nv);
   // Mgrad = M \ grad: the CG direction and the convergence certificate
   pxk_svSolveM(PX_MDARGC nv);
@@ -1562,55 +1575,66 @@ PX_FN int pxk_solPrimal(PX_MDC int nv, int nefc, int ne, int nf, PX_REAL scale, 
       PXK_E(efc_sv_search, i) = v;
     }
   }
-  int iter = 0;
-  while (done == 0 && iter < MOPT(iterations)) {
-    PXR alpha = pxk_svSearch(PX_MDARGC nv, nefc, ne, nf, scale, qg, impr);
-    if (alpha == PX_R(0.0)) break;
+  return done;
+}
+
+// one iteration of the primal solver (mj_solPrimal's loop body): the line search, the step, the
+// constraint update, the Hessian (Newton) and the next direction; the Gauss cost carried in
+// efc_ck_r. Returns 0 to go on, 1 to stop after this counted iteration, 2 to stop without
+// counting it (no step)
+PX_FN int pxk_solPrimalIter(PX_MDC int nv, int nefc, int ne, int nf, PX_REAL scale, int newton) {
+  PXR tol = MOPT(tolerance);
+  PXR qg[3];
+  PXR impr[1];
+  int coneH = (newton == 1 && MOPT(cone) == PX_CONE_ELLIPTIC) ? 1 : 0;
+  qg[0] = PXK_E(efc_ck_r, PXK_CKR_GAUSS);
+  qg[1] = PX_ZERO;
+  qg[2] = PX_ZERO;
+  PXR alpha = pxk_svSearch(PX_MDARGC nv, nefc, ne, nf, scale, qg, impr);
+  if (alpha == PX_R(0.0)) return 2;
+  for (int i = 0; i < nv; i++) {
+    PXR a = PXK_E(efc_sv_qacc, i) + PXK_E(efc_sv_search, i) * alpha;
+    PXK_E(efc_sv_qacc, i) = a;
+  }
+  for (int i = 0; i < nv; i++) {
+    PXR a = PXK_E(efc_sv_Ma, i) + PXK_E(efc_sv_Mv, i) * alpha;
+    PXK_E(efc_sv_Ma, i) = a;
+  }
+  for (int i = 0; i < nefc; i++) {
+    PXR a = PXK_E(efc_sv_Jaref, i) + PXK_E(efc_sv_Jv, i) * alpha;
+    PXK_E(efc_sv_Jaref, i) = a;
+  }
+  if (newton == 0) {
     for (int i = 0; i < nv; i++) {
-      PXR a = PXK_E(efc_sv_qacc, i) + PXK_E(efc_sv_search, i) * alpha;
-      PXK_E(efc_sv_qacc, i) = a;
-    }
-    for (int i = 0; i < nv; i++) {
-      PXR a = PXK_E(efc_sv_Ma, i) + PXK_E(efc_sv_Mv, i) * alpha;
-      PXK_E(efc_sv_Ma, i) = a;
-    }
-    for (int i = 0; i < nefc; i++) {
-      PXR a = PXK_E(efc_sv_Jaref, i) + PXK_E(efc_sv_Jv, i) * alpha;
-      PXK_E(efc_sv_Jaref, i) = a;
-    }
-    if (newton == 0) {
-      for (int i = 0; i < nv; i++) {
-        PXK_E(efc_sv_gradold, i) = PXK_E(efc_sv_grad, i);
-        PXK_E(efc_sv_Mgradold, i) = PXK_E(efc_sv_Mgrad, i);
-      }
-    }
-    for (int i = 0; i < nefc; i++) PXK_E(efc_sv_oldstate, i) = PXK_E(efc_sv_state, i);
-    qg[0] = pxk_svUpdateConstraint(PX_MDARGC nv, nefc, ne, nf, coneH);
-    if (newton == 1) pxk_svHessianIncremental(PX_MDARGC nv, nefc);
-    pxk_svGrad(PX_MDARGC nv);
-    if (newton == 1) {
-      pxk_svCholSolve(PX_MDARGC nv, pxk_svNcone(PX_MDARGC nefc));
-    } else {
-      pxk_svSolveM(PX_MDARGC nv);
-    }
-    PXR improvement = scale * impr[0];
-    PXR gradient = pxk_svGradNorm(PX_MDARGC nv, scale);
-    PXR decrement = newton == 1 ? pxk_svDecrement(PX_MDARGC nv, scale) : PX_ZERO;
-    iter++;
-    if ((improvement > PX_R(0.0) && improvement < tol) || gradient < tol ||
-        (newton == 1 && decrement < tol)) {
-      break;
-    }
-    if (newton == 1) {
-      for (int i = 0; i < nv; i++) {
-        PXR v = PXK_E(efc_sv_Mgrad, i) * PX_R(-1.0);
-        PXK_E(efc_sv_search, i) = v;
-      }
-    } else {
-      pxk_svCGDirection(PX_MDARGC nv);
+      PXK_E(efc_sv_gradold, i) = PXK_E(efc_sv_grad, i);
+      PXK_E(efc_sv_Mgradold, i) = PXK_E(efc_sv_Mgrad, i);
     }
   }
-  return iter;
+  for (int i = 0; i < nefc; i++) PXK_E(efc_sv_oldstate, i) = PXK_E(efc_sv_state, i);
+  PXK_E(efc_ck_r, PXK_CKR_GAUSS) = pxk_svUpdateConstraint(PX_MDARGC nv, nefc, ne, nf, coneH);
+  if (newton == 1) pxk_svHessianIncremental(PX_MDARGC nv, nefc);
+  pxk_svGrad(PX_MDARGC nv);
+  if (newton == 1) {
+    pxk_svCholSolve(PX_MDARGC nv, pxk_svNcone(PX_MDARGC nefc));
+  } else {
+    pxk_svSolveM(PX_MDARGC nv);
+  }
+  PXR improvement = scale * impr[0];
+  PXR gradient = pxk_svGradNorm(PX_MDARGC nv, scale);
+  PXR decrement = newton == 1 ? pxk_svDecrement(PX_MDARGC nv, scale) : PX_ZERO;
+  if ((improvement > PX_R(0.0) && improvement < tol) || gradient < tol ||
+      (newton == 1 && decrement < tol)) {
+    return 1;
+  }
+  if (newton == 1) {
+    for (int i = 0; i < nv; i++) {
+      PXR v = PXK_E(efc_sv_Mgrad, i) * PX_R(-1.0);
+      PXK_E(efc_sv_search, i) = v;
+    }
+  } else {
+    pxk_svCGDirection(PX_MDARGC nv);
+  }
+  return 0;
 }
 
 // the warm start on the problem of every row (engine_forward.c's warmstart for the primal
@@ -1660,43 +1684,74 @@ PX_FN void pxk_svWarmstart(PX_MDC int nv, int nefc, int ne, int nf) {
 
 PXK_DEFINE_SOLVEM(pxk_solveM_qacc, qacc)
 
-// Y = J M^-1/2 (mj_solveM2 on the rows of J), the exact diagonal of A when diagexact (then the
-// impedance again), AR = Y Y' + diag(R) for the dual solver (mj_projectConstraint, dense)
-PX_FN void pxk_projectConstraint(PX_MD) {
+// sqrt(D)^-1 of M's factor into efc_sv_cholupd (the scale of Y's columns)
+PX_FN void pxk_projectScale(PX_MD) {
   int nv = MS(nv);
-  int nefc = PXK_EN(PX_EFC_NEFC);
-  int dual = (MOPT(solver) == PX_SOL_PGS || MOPT(noslip_iterations) > 0) ? 1 : 0;
-  int exact = (MOPT(enableflags) & PX_ENBL_DIAGEXACT) != 0 ? 1 : 0;
-  if (nefc == 0 || (dual == 0 && exact == 0)) return;
-  // sqrt(D)^-1 of M's factor (efc_sv_cholupd as scratch)
   for (int i = 0; i < nv; i++) {
     int dg = M(M_rowadr, i) + M(M_rownnz, i) - 1;
     PXR sq = PX_SQRT(D(qLD, dg));
     PXK_E(efc_sv_cholupd, i) = PX_R(1.0) / sq;
   }
-  for (int k = 0; k < nefc * nv; k++) PXK_E(efc_pg_Y, k) = PXK_E(efc_J, k);
+}
+
+// row r of Y = J M^-1/2 (mj_solveM2 on row r of J; rows are independent, and each row sees the
+// operations of MuJoCo's dof-major loops in their order), after pxk_projectScale
+PX_FN void pxk_projectY(PX_MDC int r) {
+  int nv = MS(nv);
+  for (int k = 0; k < nv; k++) PXK_E(efc_pg_Y, r * nv + k) = PXK_E(efc_J, r * nv + k);
   for (int i = nv - 1; i > 0; i--) {
     if (M(dof_simplenum, i) != 0) continue;
     int start = M(M_rowadr, i);
     int end = start + M(M_rownnz, i) - 1;
-    for (int r = 0; r < nefc; r++) {
-      PXR xi = PXK_E(efc_pg_Y, r * nv + i);
-      if (xi != PX_R(0.0)) {
-        for (int a = start; a < end; a++) {
-          int c = r * nv + M(M_colind, a);
-          PXR v = PXK_E(efc_pg_Y, c) - D(qLD, a) * xi;
-          PXK_E(efc_pg_Y, c) = v;
-        }
+    PXR xi = PXK_E(efc_pg_Y, r * nv + i);
+    if (xi != PX_R(0.0)) {
+      for (int a = start; a < end; a++) {
+        int c = r * nv + M(M_colind, a);
+        PXR v = PXK_E(efc_pg_Y, c) - D(qLD, a) * xi;
+        PXK_E(efc_pg_Y, c) = v;
       }
     }
   }
   for (int i = 0; i < nv; i++) {
-    PXR s = PXK_E(efc_sv_cholupd, i);
-    for (int r = 0; r < nefc; r++) {
-      PXR v = PXK_E(efc_pg_Y, r * nv + i) * s;
-      PXK_E(efc_pg_Y, r * nv + i) = v;
+    PXR v = PXK_E(efc_pg_Y, r * nv + i) * PXK_E(efc_sv_cholupd, i);
+    PXK_E(efc_pg_Y, r * nv + i) = v;
+  }
+}
+
+// row i of AR = Y Y' (mju_sqrMatTD of Y' with its upper triangle): row i cleared, its lower
+// triangle accumulated; after every row of Y
+PX_FN void pxk_projectARLower(PX_MDC int i) {
+  int nv = MS(nv);
+  int nefc = PXK_EN(PX_EFC_NEFC);
+  for (int k = 0; k < nefc; k++) PXK_E(efc_pg_AR, i * nefc + k) = PX_R(0.0);
+  for (int j = 0; j < nv; j++) {
+    PXR t = PXK_E(efc_pg_Y, i * nv + j);
+    if (t == PX_R(0.0)) continue;
+    for (int k = 0; k <= i; k++) {
+      PXR v = PXK_E(efc_pg_AR, i * nefc + k) + PXK_E(efc_pg_Y, k * nv + j) * t;
+      PXK_E(efc_pg_AR, i * nefc + k) = v;
     }
   }
+}
+
+// row i of AR's upper triangle from the lower one, then R on its diagonal; after every lower row
+PX_FN void pxk_projectARUpper(PX_MDC int i) {
+  int nefc = PXK_EN(PX_EFC_NEFC);
+  for (int j = i + 1; j < nefc; j++)
+    PXK_E(efc_pg_AR, i * nefc + j) = PXK_E(efc_pg_AR, j * nefc + i);
+  PXR v = PXK_E(efc_pg_AR, i * (nefc + 1)) + PXK_E(efc_R, i);
+  PXK_E(efc_pg_AR, i * (nefc + 1)) = v;
+}
+
+// Y = J M^-1/2 and, with diagexact, the exact diagonal of A (then the impedance again): the part
+// of mj_projectConstraint that the reference acceleration depends on (the GPU's rows entry runs
+// it for diagexact models; the dual solvers' AR follows in their entry, pxk_dualRun)
+PX_FN void pxk_projectExact(PX_MD) {
+  int nv = MS(nv);
+  int nefc = PXK_EN(PX_EFC_NEFC);
+  int exact = (MOPT(enableflags) & PX_ENBL_DIAGEXACT) != 0 ? 1 : 0;
+  pxk_projectScale(PX_MDARG);
+  for (int r = 0; r < nefc; r++) pxk_projectY(PX_MDARGC r);
   if (exact == 1) {
     for (int i = 0; i < nefc; i++) {
       PXR a = PX_ZERO;
@@ -1705,28 +1760,19 @@ PX_FN void pxk_projectConstraint(PX_MD) {
     }
     pxk_cnMakeImpedance(PX_MDARG);
   }
+}
+
+// Y = J M^-1/2 (mj_solveM2 on the rows of J), the exact diagonal of A when diagexact (then the
+// impedance again), AR = Y Y' + diag(R) for the dual solver (mj_projectConstraint, dense)
+PX_FN void pxk_projectConstraint(PX_MD) {
+  int nefc = PXK_EN(PX_EFC_NEFC);
+  int dual = (MOPT(solver) == PX_SOL_PGS || MOPT(noslip_iterations) > 0) ? 1 : 0;
+  int exact = (MOPT(enableflags) & PX_ENBL_DIAGEXACT) != 0 ? 1 : 0;
+  if (nefc == 0 || (dual == 0 && exact == 0)) return;
+  pxk_projectExact(PX_MDARG);
   if (dual == 1) {
-    // AR = Y Y' (mju_sqrMatTD of Y' with its upper triangle), then + R on the diagonal
-    for (int k = 0; k < nefc * nefc; k++) PXK_E(efc_pg_AR, k) = PX_R(0.0);
-    for (int i = 0; i < nefc; i++) {
-      for (int j = 0; j < nv; j++) {
-        PXR t = PXK_E(efc_pg_Y, i * nv + j);
-        if (t == PX_R(0.0)) continue;
-        for (int k = 0; k <= i; k++) {
-          PXR v = PXK_E(efc_pg_AR, i * nefc + k) + PXK_E(efc_pg_Y, k * nv + j) * t;
-          PXK_E(efc_pg_AR, i * nefc + k) = v;
-        }
-      }
-    }
-    for (int i = 0; i < nefc; i++) {
-      for (int j = i + 1; j < nefc; j++) {
-        PXK_E(efc_pg_AR, i * nefc + j) = PXK_E(efc_pg_AR, j * nefc + i);
-      }
-    }
-    for (int r = 0; r < nefc; r++) {
-      PXR v = PXK_E(efc_pg_AR, r * (nefc + 1)) + PXK_E(efc_R, r);
-      PXK_E(efc_pg_AR, r * (nefc + 1)) = v;
-    }
+    for (int i = 0; i < nefc; i++) pxk_projectARLower(PX_MDARGC i);
+    for (int i = 0; i < nefc; i++) pxk_projectARUpper(PX_MDARGC i);
   }
 }
 
@@ -2100,15 +2146,12 @@ PX_FN PX_REAL pxk_pgElliptic(PX_MDC int c, int i) {
   return change;
 }
 
-// projected Gauss-Seidel over the listed rows (solPGS): Nesterov momentum
-// with adaptive restart, a shuffled sweep order from MuJoCo's fixed seed, the cost-change guard;
-// returns the number of iterations
-PX_FN int pxk_solPGS(PX_MDC int isl, int ne, int nf, int nefc) {
+// projected Gauss-Seidel over the listed rows (solPGS): Nesterov momentum with adaptive restart,
+// a shuffled sweep order from MuJoCo's fixed seed, the cost-change guard. Its start: the inverse
+// diagonal, the states, the blocks, the generator; the iteration state (iteration, restart
+// count, blocks, generator) into ck (PXK_CK_ITER ... of efc_ck_i)
+PX_FN void pxk_pgStart(PX_MDC int isl, int ne, int nf, int nefc, PX_INOUT(int, ck, 16)) {
   int gnefc = PXK_EN(PX_EFC_NEFC);
-  int gnv = MS(nv);
-  PXR nvr = PX_TOREAL(gnv > 1 ? gnv : 1);
-  PXR den = MSTAT(meaninertia) * nvr;
-  PXR scale = PX_R(1.0) / den;
   for (int c = 0; c < nefc; c++) {
     int i = pxk_pgRow(PX_MDARGC isl, c);
     PXR a = PX_R(1.0) / PXK_E(efc_pg_AR, i * (gnefc + 1));
@@ -2129,120 +2172,137 @@ PX_FN int pxk_solPGS(PX_MDC int isl, int ne, int nf, int nefc) {
   rng[2] = 1u;
   rng[3] = 0u;
   pxk_pgRand(rng);
-  int iter = 0;
-  int nk = 0;
-  while (iter < MOPT(iterations)) {
-    PXR beta = PX_ZERO;
-    if (iter > 0) {
-      PXR a = PX_TOREAL(nk - 1);
-      PXR b = PX_TOREAL(nk + 2);
-      beta = a / b;
+  ck[PXK_CK_ITER] = 0;
+  ck[PXK_CK_NK] = 0;
+  ck[PXK_CK_NBLOCK] = nblocks;
+  for (int k = 0; k < 4; k++) ck[PXK_CK_RNG + k] = PX_INT(rng[k]);
+}
+
+// one PGS iteration (the loop body of solPGS) from the state in ck; returns 1 when the
+// improvement is below the tolerance (the solve ends after this counted iteration)
+PX_FN int pxk_pgIter(PX_MDC int isl, int ne, int nf, int nefc, PX_INOUT(int, ck, 16)) {
+  int gnefc = PXK_EN(PX_EFC_NEFC);
+  int gnv = MS(nv);
+  PXR nvr = PX_TOREAL(gnv > 1 ? gnv : 1);
+  PXR den = MSTAT(meaninertia) * nvr;
+  PXR scale = PX_R(1.0) / den;
+  int iter = ck[PXK_CK_ITER];
+  int nk = ck[PXK_CK_NK];
+  int nblocks = ck[PXK_CK_NBLOCK];
+  PX_UINT rng[4];
+  for (int k = 0; k < 4; k++) rng[k] = PX_TOUINT(ck[PXK_CK_RNG + k]);
+  PXR beta = PX_ZERO;
+  if (iter > 0) {
+    PXR a = PX_TOREAL(nk - 1);
+    PXR b = PX_TOREAL(nk + 2);
+    beta = a / b;
+  }
+  if (beta > PX_R(0.0)) {
+    for (int c = 0; c < nefc; c++) {
+      int i = pxk_pgRow(PX_MDARGC isl, c);
+      PXR fs = PXK_E(efc_force, i);
+      PXR dlt = fs - PXK_E(efc_pg_prev, c);
+      PXR f = fs + beta * dlt;
+      PXK_E(efc_force, i) = f;
+      PXK_E(efc_pg_prev, c) = fs;
     }
-    if (beta > PX_R(0.0)) {
-      for (int c = 0; c < nefc; c++) {
-        int i = pxk_pgRow(PX_MDARGC isl, c);
-        PXR fs = PXK_E(efc_force, i);
-        PXR dlt = fs - PXK_E(efc_pg_prev, c);
-        PXR f = fs + beta * dlt;
-        PXK_E(efc_force, i) = f;
-        PXK_E(efc_pg_prev, c) = fs;
-      }
-      for (int c = ne; c < ne + nf; c++) {
-        int i = pxk_pgRow(PX_MDARGC isl, c);
-        PXR fl = PXK_E(efc_frictionloss, i);
-        PXR nfl = -fl;
-        PXR f = PXK_E(efc_force, i);
-        PXK_E(efc_force, i) = f < nfl ? nfl : (f > fl ? fl : f);
-      }
-      for (int c = ne + nf; c < nefc;) {
-        int i = pxk_pgRow(PX_MDARGC isl, c);
-        if (PXK_E(efc_type, i) == PXK_CNSTR_CONTACT_ELLIPTIC) {
-          int id = PXK_E(efc_id, i);
-          int dim = PXK_CON(id).dim;
-          if (PXK_E(efc_force, i) < PX_R(0.0)) {
-            for (int j = 0; j < dim; j++) PXK_E(efc_force, i + j) = PX_R(0.0);
-          } else {
-            PXR f[6];
-            PXR mu[5];
-            for (int j = 0; j < 5; j++) mu[j] = PXK_CON(id).friction[j];
-            for (int j = 0; j < dim - 1; j++) f[j] = PXK_E(efc_force, i + 1 + j);
-            pxk_pgEllipsoid(f, PXK_E(efc_force, i), mu, dim, 1);
-            for (int j = 0; j < dim - 1; j++) PXK_E(efc_force, i + 1 + j) = f[j];
-          }
-          c += dim;
-        } else {
-          if (PXK_E(efc_force, i) < PX_R(0.0)) PXK_E(efc_force, i) = PX_R(0.0);
-          c++;
-        }
-      }
-    } else {
-      for (int c = 0; c < nefc; c++)
-        PXK_E(efc_pg_prev, c) = PXK_E(efc_force, pxk_pgRow(PX_MDARGC isl, c));
+    for (int c = ne; c < ne + nf; c++) {
+      int i = pxk_pgRow(PX_MDARGC isl, c);
+      PXR fl = PXK_E(efc_frictionloss, i);
+      PXR nfl = -fl;
+      PXR f = PXK_E(efc_force, i);
+      PXK_E(efc_force, i) = f < nfl ? nfl : (f > fl ? fl : f);
     }
-    for (int c = 0; c < nefc; c++)
-      PXK_E(efc_pg_mom, c) = PXK_E(efc_force, pxk_pgRow(PX_MDARGC isl, c));
-    PXR improvement = PX_ZERO;
-    // shuffle the visiting order (Fisher-Yates)
-    for (int k = nblocks - 1; k > 0; k--) {
-      PX_UINT rnd = pxk_pgRand(rng);
-      int j = PX_INT(rnd % PX_TOUINT(k + 1));
-      int tmp = PXK_E(efc_pg_block, k);
-      PXK_E(efc_pg_block, k) = PXK_E(efc_pg_block, j);
-      PXK_E(efc_pg_block, j) = tmp;
-    }
-    for (int bi = 0; bi < nblocks; bi++) {
-      int c = PXK_E(efc_pg_block, bi);
+    for (int c = ne + nf; c < nefc;) {
       int i = pxk_pgRow(PX_MDARGC isl, c);
       if (PXK_E(efc_type, i) == PXK_CNSTR_CONTACT_ELLIPTIC) {
-        PXR ch = pxk_pgElliptic(PX_MDARGC c, i);
-        improvement -= ch;
-        continue;
-      }
-      PXR dt = PX_ZERO;
-      PXK_DOT_BODY(dt, PXK_AE, efc_pg_AR, i * gnefc, PXK_AE, efc_force, 0, gnefc)
-      PXR res = PXK_E(efc_b, i) + dt;
-      PXR old = PXK_E(efc_force, i);
-      PXR step = res * PXK_E(efc_pg_ARinv, c);
-      PXR f = old - step;
-      if (c >= ne && c < ne + nf) {
-        PXR fl = PXK_E(efc_frictionloss, i);
-        PXR nfl = -fl;
-        if (f < nfl) {
-          f = nfl;
-        } else if (f > fl) {
-          f = fl;
+        int id = PXK_E(efc_id, i);
+        int dim = PXK_CON(id).dim;
+        if (PXK_E(efc_force, i) < PX_R(0.0)) {
+          for (int j = 0; j < dim; j++) PXK_E(efc_force, i + j) = PX_R(0.0);
+        } else {
+          PXR f[6];
+          PXR mu[5];
+          for (int j = 0; j < 5; j++) mu[j] = PXK_CON(id).friction[j];
+          for (int j = 0; j < dim - 1; j++) f[j] = PXK_E(efc_force, i + 1 + j);
+          pxk_pgEllipsoid(f, PXK_E(efc_force, i), mu, dim, 1);
+          for (int j = 0; j < dim - 1; j++) PXK_E(efc_force, i + 1 + j) = f[j];
         }
-      } else if (c >= ne + nf) {
-        if (f < PX_R(0.0)) f = PX_R(0.0);
+        c += dim;
+      } else {
+        if (PXK_E(efc_force, i) < PX_R(0.0)) PXK_E(efc_force, i) = PX_R(0.0);
+        c++;
       }
-      PXR athis = PX_R(1.0) / PXK_E(efc_pg_ARinv, c);
-      PXR delta = f - old;
-      PXR change = PX_R(0.5) * delta * delta * athis + delta * res;
-      if (change > PX_R(1e-10)) {
-        f = old;
-        change = PX_ZERO;
-      }
-      PXK_E(efc_force, i) = f;
-      improvement -= change;
     }
-    pxk_pgState(PX_MDARGC isl, ne, nf, nefc);
-    improvement *= scale;
-    int restart = 0;
-    if (iter > 0) {
-      PXR dot = PX_ZERO;
-      for (int c = 0; c < nefc; c++) {
-        int i = pxk_pgRow(PX_MDARGC isl, c);
-        PXR corr = PXK_E(efc_force, i) - PXK_E(efc_pg_mom, c);
-        PXR extr = PXK_E(efc_pg_mom, c) - PXK_E(efc_pg_prev, c);
-        dot += corr * extr;
-      }
-      restart = dot < PX_R(0.0) ? 1 : 0;
-    }
-    nk = restart == 1 ? 0 : nk + 1;
-    iter++;
-    if (improvement < MOPT(tolerance)) break;
+  } else {
+    for (int c = 0; c < nefc; c++)
+      PXK_E(efc_pg_prev, c) = PXK_E(efc_force, pxk_pgRow(PX_MDARGC isl, c));
   }
-  return iter;
+  for (int c = 0; c < nefc; c++)
+    PXK_E(efc_pg_mom, c) = PXK_E(efc_force, pxk_pgRow(PX_MDARGC isl, c));
+  PXR improvement = PX_ZERO;
+  // shuffle the visiting order (Fisher-Yates)
+  for (int k = nblocks - 1; k > 0; k--) {
+    PX_UINT rnd = pxk_pgRand(rng);
+    int j = PX_INT(rnd % PX_TOUINT(k + 1));
+    int tmp = PXK_E(efc_pg_block, k);
+    PXK_E(efc_pg_block, k) = PXK_E(efc_pg_block, j);
+    PXK_E(efc_pg_block, j) = tmp;
+  }
+  for (int bi = 0; bi < nblocks; bi++) {
+    int c = PXK_E(efc_pg_block, bi);
+    int i = pxk_pgRow(PX_MDARGC isl, c);
+    if (PXK_E(efc_type, i) == PXK_CNSTR_CONTACT_ELLIPTIC) {
+      PXR ch = pxk_pgElliptic(PX_MDARGC c, i);
+      improvement -= ch;
+      continue;
+    }
+    PXR dt = PX_ZERO;
+    PXK_DOT_BODY(dt, PXK_AE, efc_pg_AR, i * gnefc, PXK_AE, efc_force, 0, gnefc)
+    PXR res = PXK_E(efc_b, i) + dt;
+    PXR old = PXK_E(efc_force, i);
+    PXR step = res * PXK_E(efc_pg_ARinv, c);
+    PXR f = old - step;
+    if (c >= ne && c < ne + nf) {
+      PXR fl = PXK_E(efc_frictionloss, i);
+      PXR nfl = -fl;
+      if (f < nfl) {
+        f = nfl;
+      } else if (f > fl) {
+        f = fl;
+      }
+    } else if (c >= ne + nf) {
+      if (f < PX_R(0.0)) f = PX_R(0.0);
+    }
+    PXR athis = PX_R(1.0) / PXK_E(efc_pg_ARinv, c);
+    PXR delta = f - old;
+    PXR change = PX_R(0.5) * delta * delta * athis + delta * res;
+    if (change > PX_R(1e-10)) {
+      f = old;
+      change = PX_ZERO;
+    }
+    PXK_E(efc_force, i) = f;
+    improvement -= change;
+  }
+  pxk_pgState(PX_MDARGC isl, ne, nf, nefc);
+  improvement *= scale;
+  int restart = 0;
+  if (iter > 0) {
+    PXR dot = PX_ZERO;
+    for (int c = 0; c < nefc; c++) {
+      int i = pxk_pgRow(PX_MDARGC isl, c);
+      PXR corr = PXK_E(efc_force, i) - PXK_E(efc_pg_mom, c);
+      PXR extr = PXK_E(efc_pg_mom, c) - PXK_E(efc_pg_prev, c);
+      dot += corr * extr;
+    }
+    restart = dot < PX_R(0.0) ? 1 : 0;
+  }
+  nk = restart == 1 ? 0 : nk + 1;
+  iter++;
+  ck[PXK_CK_ITER] = iter;
+  ck[PXK_CK_NK] = nk;
+  for (int k = 0; k < 4; k++) ck[PXK_CK_RNG + k] = PX_INT(rng[k]);
+  return improvement < MOPT(tolerance) ? 1 : 0;
 }
 
 // the PGS warm start: the forces of qacc_warmstart unless zero forces cost less (warmstart)
@@ -2287,25 +2347,6 @@ PX_FN void pxk_pgWarmstart(PX_MD) {
     for (int i = 0; i < nefc; i++) PXK_E(efc_sv_force, i) = PX_R(0.0);
   }
   pxk_svScatter(PX_MDARGC - 1, nv, nefc);
-}
-
-// the dual solve (PGS per island, or over every row), then qfrc_constraint = J' force and
-// qacc = qacc_smooth + inv(M) qfrc_constraint (dualFinish)
-PX_FN void pxk_pgSolve(PX_MD) {
-  int nefc = PXK_EN(PX_EFC_NEFC);
-  pxk_pgWarmstart(PX_MDARG);
-  int nisland = PXK_EN(PX_EFC_NISLAND);
-  // per island, or once over every row (isl = -1): one call site (the GPU build inlines it once)
-  int islands = (MOPT(disableflags) & PX_DSBL_ISLAND) == 0 && nisland > 0 ? 1 : 0;
-  int nsolve = islands == 1 ? nisland : 1;
-  for (int k = 0; k < nsolve; k++) {
-    int isl = islands == 1 ? k : -1;
-    int ine = islands == 1 ? PXK_E(efc_is_ne, k) : PXK_EN(PX_EFC_NE);
-    int inf = islands == 1 ? PXK_E(efc_is_nf, k) : PXK_EN(PX_EFC_NF);
-    int inefc = islands == 1 ? PXK_E(efc_is_nefc, k) : nefc;
-    int iter = pxk_solPGS(PX_MDARGC isl, ine, inf, inefc);
-    if (k == 0) PXK_EN(PX_EFC_NITER) = iter;
-  }
 }
 
 // qfrc_constraint = J' efc_force and qacc = qacc_smooth + inv(M) qfrc_constraint (dualFinish)
@@ -2517,54 +2558,6 @@ PX_FN int pxk_solNoSlip(PX_MDC int isl, int ne, int nf, int nefc) {
   return iter;
 }
 
-// the warm start and the primal solver (Newton or CG), per island or over every row
-PX_FN void pxk_primalSolve(PX_MD) {
-  int nv = MS(nv);
-  int nefc = PXK_EN(PX_EFC_NEFC);
-  int ne = PXK_EN(PX_EFC_NE);
-  int nf = PXK_EN(PX_EFC_NF);
-  pxk_svGather(PX_MDARGC - 1, nv, nefc);
-  pxk_svWarmstart(PX_MDARGC nv, nefc, ne, nf);
-  pxk_svScatter(PX_MDARGC - 1, nv, nefc);
-  int nisland = PXK_EN(PX_EFC_NISLAND);
-  int newton = MOPT(solver) == PX_SOL_NEWTON ? 1 : 0;
-  // per island, or once over every row (isl = -1); one call site of the solver, so that the GPU
-  // build inlines it once
-  int islands = (MOPT(disableflags) & PX_DSBL_ISLAND) == 0 && nisland > 0 ? 1 : 0;
-  int nsolve = islands == 1 ? nisland : 1;
-  for (int k = 0; k < nsolve; k++) {
-    int isl = islands == 1 ? k : -1;
-    int inv = islands == 1 ? PXK_E(efc_is_nv, k) : nv;
-    int inefc = islands == 1 ? PXK_E(efc_is_nefc, k) : nefc;
-    int ine = islands == 1 ? PXK_E(efc_is_ne, k) : ne;
-    int inf = islands == 1 ? PXK_E(efc_is_nf, k) : nf;
-    pxk_svGather(PX_MDARGC isl, inv, inefc);
-    PXR scale = PX_ZERO;
-    if (islands == 1) {
-      PXR inertia = PX_ZERO;
-      for (int i = 0; i < inv; i++) {
-        int dg = PXK_E(efc_sv_Mrowadr, i) + PXK_E(efc_sv_Mrownnz, i) - 1;
-        inertia += PXK_E(efc_sv_M, dg);
-      }
-      scale = PX_R(1.0) / inertia;
-    } else {
-      PXR nvr = PX_TOREAL(nv > 1 ? nv : 1);
-      PXR den = MSTAT(meaninertia) * nvr;
-      scale = PX_R(1.0) / den;
-    }
-    int iter = pxk_solPrimal(PX_MDARGC inv, inefc, ine, inf, scale, newton);
-    if (k == 0) PXK_EN(PX_EFC_NITER) = iter;
-    // MuJoCo gathers an island's forces, accelerations and constraint forces back, not its
-    // constraint states
-    if (islands == 1) {
-      for (int c = 0; c < inefc; c++) {
-        PXK_E(efc_sv_state, c) = PXK_E(efc_state, pxk_svRow(PX_MDARGC k, c));
-      }
-    }
-    pxk_svScatter(PX_MDARGC isl, inv, inefc);
-  }
-}
-
 // mj_fwdConstraint's start: qfrc_constraint and the iteration count cleared, qacc = qacc_smooth
 // without rows, else efc_b = J qacc_smooth - aref; returns the row count (the GPU runs the
 // solvers below as separate entry points after it, shaders/constraint.comp)
@@ -2589,26 +2582,276 @@ PX_FN int pxk_fwdConstraintBegin(PX_MD) {
   return nefc;
 }
 
-// mj_fwdConstraint's dual part, after pxk_fwdConstraintBegin (and pxk_primalSolve for Newton and
-// CG): the PGS solve, noslip, and for either qfrc_constraint and qacc from the forces
-PX_FN void pxk_fwdConstraintDual(PX_MD) {
+//---------------------------------- resumable solves ----------------------------------------------
+// The solves run as units of work (the warm start, an island's start, one iteration, one row of
+// the projection) from a resume point in efc_ck_i and efc_ck_r (stage, island, iteration, the
+// PGS generator; the Gauss cost and the scale), so that a device that caps the loop iterations of
+// an invocation (Mesa's lavapipe: 65535, after which every loop ends at once) can run one solve
+// over several dispatches: a run does units while their estimated loop iterations fit its budget
+// (at least one unit), and the next dispatch resumes where it stopped. The CPU runs every unit in
+// one call (budget -1). The units are the solver's code in its order, so the results are the
+// same however a solve is cut.
+
+// a * b + c, saturated at 2^30 (the loop-iteration estimates of the units, c small)
+PX_FN int pxk_ckMad(int a, int b, int c) {
+  int big = 1073741824;
+  if (a <= 0 || b <= 0) return c;
+  if (a > (big - c) / b) return big;
+  return a * b + c;
+}
+
+// charges a unit of `cost` loop iterations to a run with budget `budget` (negative: none) that
+// has used used[0]; returns 0 when the unit does not fit and is not the run's first
+PX_FN int pxk_ckCharge(int budget, int cost, PX_INOUT(int, used, 1)) {
+  if (budget < 0) return 1;
+  if (used[0] > 0 && cost > budget - used[0]) return 0;
+  used[0] = cost > budget - used[0] ? budget : used[0] + cost;
+  return 1;
+}
+
+// a solve from its start (stage 0, or `stage`)
+PX_FN void pxk_ckReset(PX_MDC int stage) {
+  for (int k = 0; k < PXK_CK_N; k++) PXK_E(efc_ck_i, k) = 0;
+  PXK_E(efc_ck_i, PXK_CK_STAGE) = stage;
+}
+
+// 1 when the solve has finished
+PX_FN int pxk_ckDone(PX_MD) {
+  return PXK_E(efc_ck_i, PXK_CK_STAGE) == PXK_CK_DONE ? 1 : 0;
+}
+
+// the warm start and the primal solver (Newton or CG), per island or over every row, resumable
+// (above): units are the warm start (stage 0), an island's start (1) and one iteration (2), with
+// the island's end (3) after its last; returns 1 when the solve has finished
+PX_FN int pxk_primalRun(PX_MDC int budget) {
+  int nv = MS(nv);
+  int nc = MS(nC);
   int nefc = PXK_EN(PX_EFC_NEFC);
-  if (MOPT(solver) == PX_SOL_PGS) pxk_pgSolve(PX_MDARG);
-  if (MOPT(noslip_iterations) > 0) {
-    int nisland = PXK_EN(PX_EFC_NISLAND);
-    // per island, or once over every row (isl = -1): one call site
-    int islands = (MOPT(disableflags) & PX_DSBL_ISLAND) == 0 && nisland > 0 ? 1 : 0;
-    int nsolve = islands == 1 ? nisland : 1;
-    for (int k = 0; k < nsolve; k++) {
-      int isl = islands == 1 ? k : -1;
-      int ine = islands == 1 ? PXK_E(efc_is_ne, k) : PXK_EN(PX_EFC_NE);
-      int inf = islands == 1 ? PXK_E(efc_is_nf, k) : PXK_EN(PX_EFC_NF);
-      int inefc = islands == 1 ? PXK_E(efc_is_nefc, k) : nefc;
-      int iter = pxk_solNoSlip(PX_MDARGC isl, ine, inf, inefc);
-      if (k == 0) PXK_EN(PX_EFC_NITER) = PXK_EN(PX_EFC_NITER) + iter;
+  int ne = PXK_EN(PX_EFC_NE);
+  int nf = PXK_EN(PX_EFC_NF);
+  int nisland = PXK_EN(PX_EFC_NISLAND);
+  int newton = MOPT(solver) == PX_SOL_NEWTON ? 1 : 0;
+  int lsmax = MOPT(ls_iterations) > 0 ? MOPT(ls_iterations) : 0;
+  // per island, or once over every row (isl = -1); one call site of each unit, so that the GPU
+  // build inlines it once
+  int islands = (MOPT(disableflags) & PX_DSBL_ISLAND) == 0 && nisland > 0 ? 1 : 0;
+  int nsolve = islands == 1 ? nisland : 1;
+  int ck[PXK_CK_N];
+  for (int k = 0; k < PXK_CK_N; k++) ck[k] = PXK_E(efc_ck_i, k);
+  int used[1];
+  used[0] = 0;
+  while (ck[PXK_CK_STAGE] != PXK_CK_DONE) {
+    int stage = ck[PXK_CK_STAGE];
+    int k = ck[PXK_CK_ISL];
+    if (stage == 1 && k >= nsolve) {
+      ck[PXK_CK_STAGE] = PXK_CK_DONE;
+      continue;
+    }
+    int isl = islands == 1 ? k : -1;
+    int kk = k < nsolve ? k : 0;
+    int inv = islands == 1 ? PXK_E(efc_is_nv, kk) : nv;
+    int inefc = islands == 1 ? PXK_E(efc_is_nefc, kk) : nefc;
+    int ine = islands == 1 ? PXK_E(efc_is_ne, kk) : ne;
+    int inf = islands == 1 ? PXK_E(efc_is_nf, kk) : nf;
+    int cost = 0;
+    if (stage == 0) {
+      cost = pxk_ckMad(nefc, 4 * nv + 120, 12 * nv + 3 * nc + 200);
+    } else if (stage == 1) {
+      cost = pxk_ckMad(inefc, 2 * inv * inv + 12 * inv + 150,
+                       inv * inv * inv + 6 * inv * inv + 6 * nc + 300);
+    } else if (stage == 2) {
+      cost = pxk_ckMad(inefc, 3 * inv * inv + 14 * inv + 10 * lsmax + 200,
+                       2 * inv * inv * inv + 8 * inv * inv + 6 * nc + 60 * lsmax + 400);
+    }
+    if (pxk_ckCharge(budget, cost, used) == 0) break;
+    if (stage == 0) {
+      pxk_svGather(PX_MDARGC - 1, nv, nefc);
+      pxk_svWarmstart(PX_MDARGC nv, nefc, ne, nf);
+      pxk_svScatter(PX_MDARGC - 1, nv, nefc);
+      ck[PXK_CK_STAGE] = 1;
+      ck[PXK_CK_ISL] = 0;
+    } else if (stage == 1) {
+      pxk_svGather(PX_MDARGC isl, inv, inefc);
+      PXR scale = PX_ZERO;
+      if (islands == 1) {
+        PXR inertia = PX_ZERO;
+        for (int i = 0; i < inv; i++) {
+          int dg = PXK_E(efc_sv_Mrowadr, i) + PXK_E(efc_sv_Mrownnz, i) - 1;
+          inertia += PXK_E(efc_sv_M, dg);
+        }
+        scale = PX_R(1.0) / inertia;
+      } else {
+        PXR nvr = PX_TOREAL(nv > 1 ? nv : 1);
+        PXR den = MSTAT(meaninertia) * nvr;
+        scale = PX_R(1.0) / den;
+      }
+      PXK_E(efc_ck_r, PXK_CKR_SCALE) = scale;
+      int done = pxk_solPrimalStart(PX_MDARGC inv, inefc, ine, inf, scale, newton);
+      ck[PXK_CK_ITER] = 0;
+      ck[PXK_CK_STAGE] = (done == 1 || MOPT(iterations) <= 0) ? 3 : 2;
+    } else if (stage == 2) {
+      PXR scale = PXK_E(efc_ck_r, PXK_CKR_SCALE);
+      int r = pxk_solPrimalIter(PX_MDARGC inv, inefc, ine, inf, scale, newton);
+      if (r != 2) ck[PXK_CK_ITER] = ck[PXK_CK_ITER] + 1;
+      if (r != 0 || ck[PXK_CK_ITER] >= MOPT(iterations)) ck[PXK_CK_STAGE] = 3;
+    }
+    if (ck[PXK_CK_STAGE] == 3) {
+      if (k == 0) PXK_EN(PX_EFC_NITER) = ck[PXK_CK_ITER];
+      // MuJoCo gathers an island's forces, accelerations and constraint forces back, not its
+      // constraint states
+      if (islands == 1) {
+        for (int c = 0; c < inefc; c++) {
+          PXK_E(efc_sv_state, c) = PXK_E(efc_state, pxk_svRow(PX_MDARGC k, c));
+        }
+      }
+      pxk_svScatter(PX_MDARGC isl, inv, inefc);
+      ck[PXK_CK_ISL] = k + 1;
+      ck[PXK_CK_STAGE] = 1;
     }
   }
-  if (MOPT(solver) == PX_SOL_PGS || MOPT(noslip_iterations) > 0) pxk_dualFinish(PX_MDARG);
+  for (int k = 0; k < PXK_CK_N; k++) PXK_E(efc_ck_i, k) = ck[k];
+  return ck[PXK_CK_STAGE] == PXK_CK_DONE ? 1 : 0;
+}
+
+// the warm start and the primal solver (Newton or CG), per island or over every row, in one call
+PX_FN void pxk_primalSolve(PX_MD) {
+  pxk_ckReset(PX_MDARGC 0);
+  pxk_primalRun(PX_MDARGC - 1);
+}
+
+// the projection's part before the reference acceleration: Y and the exact diagonal with
+// diagexact (the GPU's rows entry; AR, which only the dual solvers read, follows in their entry,
+// pxk_dualRun)
+PX_FN void pxk_projectRows(PX_MD) {
+  int exact = (MOPT(enableflags) & PX_ENBL_DIAGEXACT) != 0 ? 1 : 0;
+  if (PXK_EN(PX_EFC_NEFC) > 0 && exact == 1) pxk_projectExact(PX_MDARG);
+}
+
+// mj_fwdConstraint's dual part, resumable (above): the projection's AR (stages 0 to 3: the scale,
+// each row of Y, each row of AR's lower triangle, then of its upper one; the CPU computes them in
+// pxk_projectConstraint and starts at stage 4), the PGS warm start (4), per island or over every
+// row its start (5) and iterations (6), noslip (7, one unit per island), then qfrc_constraint and
+// qacc from the forces (8); returns 1 when finished
+PX_FN int pxk_dualRun(PX_MDC int budget) {
+  int nv = MS(nv);
+  int nc = MS(nC);
+  int nefc = PXK_EN(PX_EFC_NEFC);
+  int nisland = PXK_EN(PX_EFC_NISLAND);
+  int pgs = MOPT(solver) == PX_SOL_PGS ? 1 : 0;
+  int noslip = MOPT(noslip_iterations) > 0 ? MOPT(noslip_iterations) : 0;
+  // loop iterations per row of a sweep beyond the residual's: an elliptic block's QCQP (up to
+  // 20 Newton steps on its friction) is the largest
+  int cone = MOPT(cone) == PX_CONE_ELLIPTIC ? 1200 : 40;
+  // per island, or once over every row (isl = -1): one call site of each unit
+  int islands = (MOPT(disableflags) & PX_DSBL_ISLAND) == 0 && nisland > 0 ? 1 : 0;
+  int nsolve = islands == 1 ? nisland : 1;
+  int ck[PXK_CK_N];
+  for (int k = 0; k < PXK_CK_N; k++) ck[k] = PXK_E(efc_ck_i, k);
+  int used[1];
+  used[0] = 0;
+  while (ck[PXK_CK_STAGE] != PXK_CK_DONE) {
+    int stage = ck[PXK_CK_STAGE];
+    int k = ck[PXK_CK_ISL];
+    int row = ck[PXK_CK_ROW];
+    // moves that do no work
+    if (stage >= 1 && stage <= 3 && row >= nefc) {
+      ck[PXK_CK_STAGE] = stage + 1;
+      ck[PXK_CK_ROW] = 0;
+      continue;
+    }
+    if (stage == 4 && pgs == 0) {
+      ck[PXK_CK_STAGE] = 7;
+      continue;
+    }
+    if ((stage == 5 || stage == 7) && k >= nsolve) {
+      ck[PXK_CK_STAGE] = stage == 5 ? 7 : 8;
+      ck[PXK_CK_ISL] = 0;
+      continue;
+    }
+    if (stage == 7 && noslip == 0) {
+      ck[PXK_CK_STAGE] = 8;
+      continue;
+    }
+    if (stage == 8 && pgs == 0 && noslip == 0) {
+      ck[PXK_CK_STAGE] = PXK_CK_DONE;
+      continue;
+    }
+    int isl = islands == 1 ? k : -1;
+    int kk = k < nsolve ? k : 0;
+    int ine = islands == 1 ? PXK_E(efc_is_ne, kk) : PXK_EN(PX_EFC_NE);
+    int inf = islands == 1 ? PXK_E(efc_is_nf, kk) : PXK_EN(PX_EFC_NF);
+    int inefc = islands == 1 ? PXK_E(efc_is_nefc, kk) : nefc;
+    int cost = 0;
+    if (stage == 0) {
+      cost = nv + 20;
+    } else if (stage == 1) {
+      cost = 2 * nv + nc + 20;
+    } else if (stage == 2) {
+      cost = pxk_ckMad(row + 2, nv, nefc + 20);
+    } else if (stage == 3) {
+      cost = nefc + 20;
+    } else if (stage == 4) {
+      cost = pxk_ckMad(nefc, nefc + 3 * nv + 60, 4 * nv + nc + 100);
+    } else if (stage == 5) {
+      cost = pxk_ckMad(inefc, 20, 100);
+    } else if (stage == 6) {
+      cost = pxk_ckMad(inefc, nefc + cone, 200);
+    } else if (stage == 7) {
+      cost = pxk_ckMad(pxk_ckMad(inefc, nefc + cone, 500), noslip, 0);
+    } else {
+      cost = pxk_ckMad(nefc, nv + 2, 3 * nv + 2 * nc + 50);
+    }
+    if (pxk_ckCharge(budget, cost, used) == 0) break;
+    if (stage == 0) {
+      pxk_projectScale(PX_MDARG);
+      ck[PXK_CK_STAGE] = 1;
+      ck[PXK_CK_ROW] = 0;
+    } else if (stage == 1) {
+      pxk_projectY(PX_MDARGC row);
+      ck[PXK_CK_ROW] = row + 1;
+    } else if (stage == 2) {
+      pxk_projectARLower(PX_MDARGC row);
+      ck[PXK_CK_ROW] = row + 1;
+    } else if (stage == 3) {
+      pxk_projectARUpper(PX_MDARGC row);
+      ck[PXK_CK_ROW] = row + 1;
+    } else if (stage == 4) {
+      pxk_pgWarmstart(PX_MDARG);
+      ck[PXK_CK_STAGE] = 5;
+      ck[PXK_CK_ISL] = 0;
+    } else if (stage == 5) {
+      pxk_pgStart(PX_MDARGC isl, ine, inf, inefc, ck);
+      ck[PXK_CK_STAGE] = MOPT(iterations) > 0 ? 6 : 5;
+      if (MOPT(iterations) <= 0) {
+        if (k == 0) PXK_EN(PX_EFC_NITER) = 0;
+        ck[PXK_CK_ISL] = k + 1;
+      }
+    } else if (stage == 6) {
+      int stop = pxk_pgIter(PX_MDARGC isl, ine, inf, inefc, ck);
+      if (stop == 1 || ck[PXK_CK_ITER] >= MOPT(iterations)) {
+        if (k == 0) PXK_EN(PX_EFC_NITER) = ck[PXK_CK_ITER];
+        ck[PXK_CK_ISL] = k + 1;
+        ck[PXK_CK_STAGE] = 5;
+      }
+    } else if (stage == 7) {
+      int iter = pxk_solNoSlip(PX_MDARGC isl, ine, inf, inefc);
+      if (k == 0) PXK_EN(PX_EFC_NITER) = PXK_EN(PX_EFC_NITER) + iter;
+      ck[PXK_CK_ISL] = k + 1;
+    } else {
+      pxk_dualFinish(PX_MDARG);
+      ck[PXK_CK_STAGE] = PXK_CK_DONE;
+    }
+  }
+  for (int k = 0; k < PXK_CK_N; k++) PXK_E(efc_ck_i, k) = ck[k];
+  return ck[PXK_CK_STAGE] == PXK_CK_DONE ? 1 : 0;
+}
+
+// mj_fwdConstraint's dual part, after pxk_fwdConstraintBegin (and pxk_primalSolve for Newton and
+// CG) and pxk_projectConstraint: the PGS solve, noslip, and for either qfrc_constraint and qacc
+// from the forces, in one call
+PX_FN void pxk_fwdConstraintDual(PX_MD) {
+  pxk_ckReset(PX_MDARGC 4);
+  pxk_dualRun(PX_MDARGC - 1);
 }
 
 // mj_fwdConstraint (after pxk_fwdAcceleration, pxk_island and pxk_projectConstraint): qacc,

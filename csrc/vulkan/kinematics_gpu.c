@@ -798,6 +798,8 @@ static pxtStatus checkArgs(const pxvContext* ctx, const pxModel* m, const pxWorl
 
 // a sequence of entry points over every world of w, `repeat` times: checks, pipelines,
 // upload, dispatches, read-back
+static int solveDispatches(const pxvContext* ctx, const pxModel* m);
+
 static pxtStatus runPhase(pxvContext* ctx, const pxModel* m, pxWorlds* w, int precision64,
                           int lanes, const dispatchOp* ops, int nop, int repeat, const char* fn,
                           pxStatus* st) {
@@ -846,18 +848,21 @@ static pxtStatus runPhase(pxvContext* ctx, const pxModel* m, pxWorlds* w, int pr
     for (int o = 0; o < nop; o++) contacts |= ops[o].phase == PXV_PHASE_COLPAIRS;
     download(w, df, ef, &L, &buf, contacts, constraints);
     // a world whose constraint entry points or full sensor pass ran out of the device's loop
-    // budget (lavapipe) has wrong rows, forces or readings: an error, never a result
-    // (the flag: 1 from the constraint stage, 2 from the sensor pass)
+    // budget (lavapipe), or whose solve did not finish within its dispatches, has wrong rows,
+    // forces or readings: an error, never a result (the flag: 1 from the constraint stage, 2 from
+    // the sensor pass)
     for (int i = 0; (constraints || sensorfull) && i < w->nworld; i++) {
       int32_t trunc;
       memcpy(&trunc,
              (const char*)buf.map + L.efc_n + ((size_t)i * PX_EFC_NCOUNT + PX_EFC_NTRUNC) * 4, 4);
       if (trunc & 1) {
         PX_FAIL(st, PX_ERR_UNSUPPORTED,
-                "%s: world %d: the device ended a loop of the constraint stage early (%d rows; "
-                "lavapipe stops every loop after 65535 loop iterations per invocation), so its "
-                "rows or forces would be wrong; use the CPU executor or a GPU",
-                fn, i, w->efc_n[(size_t)i * PX_EFC_NCOUNT + PX_EFC_NEFC]);
+                "%s: world %d: the device ended a loop of the constraint stage early, or its "
+                "solve did not finish within %d dispatches (%d rows; lavapipe stops every loop "
+                "after 65535 loop iterations per invocation), so its rows or forces would be "
+                "wrong; use the CPU executor or a GPU",
+                fn, i, 1 + solveDispatches(ctx, m),
+                w->efc_n[(size_t)i * PX_EFC_NCOUNT + PX_EFC_NEFC]);
         break;
       }
       if (trunc) {
@@ -965,9 +970,45 @@ static long forwardChunks(const pxModel* m) {
   return (px_colPairCapacity(m) + PXV_COLCHUNK - 1) / PXV_COLCHUNK;
 }
 
-// dispatches one forward pass may append (addForward)
-static long forwardOps(const pxModel* m) {
-  return 2 + 1 + forwardChunks(m) + 3 + 1;
+// dispatches of one constraint solve after its first (solprimal, soldual: "resumable solves" in
+// csrc/kern/solver.h) on a device that caps the loop iterations of an invocation (Mesa's
+// lavapipe, 65535): each later dispatch runs the solve's next units within the shaders' budget,
+// returning at once where the world's solve has finished, and the last flags a world still
+// unfinished (PX_EFC_NTRUNC, reported by name). 0 elsewhere: one dispatch runs a whole solve.
+// The count bounds the units that do not share a dispatch (each island's start and iterations,
+// the projection's rows by the budget), at most PXV_SOLVE_MAX. The environment variable
+// PX_VULKAN_SOLVE_DISPATCHES sets it on any device (0: one dispatch without a budget)
+#define PXV_SOLVE_MAX 2048
+static int solveDispatches(const pxvContext* ctx, const pxModel* m) {
+  const char* knob = getenv("PX_VULKAN_SOLVE_DISPATCHES");
+  if (knob && *knob) {
+    int k = atoi(knob);
+    return k < 0 ? 0 : (k > PXV_SOLVE_MAX ? PXV_SOLVE_MAX : k);
+  }
+  if (!strstr(ctx->properties.deviceName, "llvmpipe") || px_constraintFree(m)) return 0;
+  long trees = m->ntree > 1 ? m->ntree : 1;
+  long iters = m->opt.iterations > 0 ? m->opt.iterations : 0;
+  long rows = px_efcCapacity(m);
+  long nv = m->nv;
+  // the projection's rows (about rows^2 nv / 2 loop iterations) and the PGS warm start
+  long project = (rows * rows / 2 * nv + rows * (2 * nv + m->nC + 60)) / 40000 + 4;
+  long k = 4 + project + trees * (3 + iters) + (m->opt.noslip_iterations > 0 ? trees : 0);
+  return (int)(k < PXV_SOLVE_MAX ? k : PXV_SOLVE_MAX);
+}
+
+// dispatches one forward pass may append (addForward), with `resume` later dispatches per solve
+static long forwardOps(const pxModel* m, int resume) {
+  return 2 + 1 + forwardChunks(m) + 3 + 2 * (long)resume + 1;
+}
+
+// a solve's dispatches: the first, then `resume` later ones (mode bits of solprimal/soldual.comp:
+// 1 the flagged worlds, 2 a later dispatch, 4 within the loop budget, 8 the last)
+static int addSolve(dispatchOp* ops, int n, int phase, int mode, int resume) {
+  ops[n++] = (dispatchOp){phase, mode | (resume > 0 ? 4 : 0)};
+  for (int k = 0; k < resume; k++) {
+    ops[n++] = (dispatchOp){phase, mode | 2 | 4 | (k + 1 == resume ? 8 : 0)};
+  }
+  return n;
 }
 
 // append a forward pass (mode 0: every world, 1: the flagged ones) with its sensors (sensors
@@ -975,7 +1016,7 @@ static long forwardOps(const pxModel* m) {
 // list, then the primitive narrow phase in chunks), the constraint rows and the model's solver
 // between the smooth pass and the sensors (px_forward's order). With mode 1, colpairs clears the
 // pair list of the worlds not flagged, so that their contacts stay as they are
-static int addForward(const pxModel* m, dispatchOp* ops, int n, int mode, int sensors) {
+static int addForward(const pxModel* m, dispatchOp* ops, int n, int mode, int sensors, int resume) {
   sensors = sensors && sensorsOn(m);
   // the sensor entry point: the full one for the sensors that read rows, contacts or cast camera
   // rays (px_sensorFullGPU), else the smaller one
@@ -989,9 +1030,9 @@ static int addForward(const pxModel* m, dispatchOp* ops, int n, int mode, int se
       for (long c = 0; c < nchunk; c++) ops[n++] = (dispatchOp){PXV_PHASE_COLPRIM, (int)c};
     }
     ops[n++] = (dispatchOp){PXV_PHASE_CONSTRAINT, mode};
-    if (m->opt.solver != PX_SOL_PGS) ops[n++] = (dispatchOp){PXV_PHASE_SOLPRIMAL, mode};
+    if (m->opt.solver != PX_SOL_PGS) n = addSolve(ops, n, PXV_PHASE_SOLPRIMAL, mode, resume);
     if (m->opt.solver == PX_SOL_PGS || m->opt.noslip_iterations > 0) {
-      ops[n++] = (dispatchOp){PXV_PHASE_SOLDUAL, mode};
+      n = addSolve(ops, n, PXV_PHASE_SOLDUAL, mode, resume);
     }
   }
   if (sensors) ops[n++] = (dispatchOp){sph, 2 + mode};
@@ -1007,14 +1048,15 @@ pxtStatus pxv_forward(pxvContext* ctx, const pxModel* m, pxWorlds* w, int precis
       constraintCheckGPU(m, "pxv_forward", st)) {
     return st->code;
   }
-  long cap = forwardOps(m);
+  int resume = solveDispatches(ctx, m);
+  long cap = forwardOps(m, resume);
   if (cap > 1000000) {
     return PX_FAIL(st, PX_ERR_UNSUPPORTED, "pxv_forward: %ld dispatches per pass are too many",
                    cap);
   }
   dispatchOp* ops = (dispatchOp*)malloc(sizeof(dispatchOp) * (size_t)cap);
   if (!ops) return PX_FAIL(st, PX_ERR_NOMEM, "pxv_forward: out of memory");
-  int nop = addForward(m, ops, 0, 0, 1);
+  int nop = addForward(m, ops, 0, 0, 1, resume);
   pxtStatus code = runPhase(ctx, m, w, precision64, lanes, ops, nop, 1, "pxv_forward", st);
   free(ops);
   return code;
@@ -1037,7 +1079,8 @@ pxtStatus pxv_step(pxvContext* ctx, const pxModel* m, pxWorlds* w, int precision
   // the world and flags it; forward again on the flagged worlds; the integrator and the advance
   // (RK4: three more forward passes between its stages). Each of the first two forward passes
   // computes the sensors (px_forward); RK4's inner passes compute none (px_forwardSkip)
-  long cap = 2 + 5 * forwardOps(m) + 4;
+  int resume = solveDispatches(ctx, m);
+  long cap = 2 + 5 * forwardOps(m, resume) + 4;
   if (cap > 1000000) {
     return PX_FAIL(st, PX_ERR_UNSUPPORTED, "pxv_step: %ld dispatches per step are too many", cap);
   }
@@ -1045,13 +1088,13 @@ pxtStatus pxv_step(pxvContext* ctx, const pxModel* m, pxWorlds* w, int precision
   if (!ops) return PX_FAIL(st, PX_ERR_NOMEM, "pxv_step: out of memory");
   int n = 0;
   ops[n++] = (dispatchOp){PXV_PHASE_CHECK, 0};
-  n = addForward(m, ops, n, 0, 1);
+  n = addForward(m, ops, n, 0, 1, resume);
   ops[n++] = (dispatchOp){PXV_PHASE_CHECK, 1};
-  n = addForward(m, ops, n, 1, 1);
+  n = addForward(m, ops, n, 1, 1, resume);
   if (m->opt.integrator == PX_INT_RK4) {
     for (int s = 0; s < 3; s++) {
       ops[n++] = (dispatchOp){PXV_PHASE_RK4, s};
-      n = addForward(m, ops, n, 0, 0);
+      n = addForward(m, ops, n, 0, 0, resume);
     }
     ops[n++] = (dispatchOp){PXV_PHASE_RK4, 3};
   } else {

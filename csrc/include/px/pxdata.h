@@ -129,7 +129,10 @@ typedef struct {
   X(pxtNum, efc_pg_prev, PXE_ROWS)                                                            \
   X(pxtNum, efc_pg_mom, PXE_ROWS)                                                             \
   X(int, efc_pg_block, PXE_ROWS)                                                              \
-  X(pxtNum, efc_cn_jac, 24 * PXE_NV)
+  X(pxtNum, efc_cn_jac, 24 * PXE_NV)                                                          \
+  /* a solve's resume point between GPU dispatches (solver.h, "resumable solves") */          \
+  X(int, efc_ck_i, 16)                                                                        \
+  X(pxtNum, efc_ck_r, 4)
 
 // entries of efc_n (per world): row counts of MuJoCo's mjData and solver statistics
 #define PX_EFC_NEFC 0     // nefc: rows
