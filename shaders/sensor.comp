@@ -9,6 +9,10 @@
 //   mode 2: after forward: the sensors, clock = the world's time, ke_in = tsave
 //   mode 1, 3: the same as 0, 2 on the worlds whose step flag is set (the step's second forward
 //           pass after a bad acceleration reset the world)
+//   mode 4: mj_advance's history update before the integrator (csrc/kern/history.h,
+//           sensor_history.h): the control buffers, then the sensor buffers, the delayed sensors
+//           computed again at the current state; dispatched only for models with history
+//           buffers (Euler and the implicit integrators)
 // Built by scripts/build_shaders.sh for fp64 and, with -DPX_FP32, for fp32.
 #version 460
 #extension GL_EXT_buffer_reference : require
@@ -23,7 +27,7 @@ layout(local_size_x_id = 0) in;
 #include "kern/prelude_glsl.h"
 
 #define PXK_SN_NOGEOMDIST
-#include "kern/sensor.h"
+#include "kern/sensor_history.h"
 
 void main() {
   PxParams p = pxpush.params;
@@ -38,6 +42,12 @@ void main() {
   pxd = p.data;
   pxw = pxpush.world0 + wg;
   pxzero = PX_REAL(min(pxw, 0));  // 0, unknown to the compiler (pxw >= 0 is not provable)
+  if (mode == 4) {
+    int lazy = pxk_histForwardLazy();
+    pxk_histAdvanceCtrl();
+    pxk_histAdvanceSensors(lazy);
+    return;
+  }
   if (mode < 2) {
     if (PX_LANE == 0) p.tsave.v[pxw] = D(energy, 1);
     return;

@@ -68,9 +68,9 @@ pxtStatus px_sensorCheckGPU(const pxModel* m, pxStatus* st) {
   pxtStatus code = px_sensorCheck(m, st);
   if (code != PX_OK) return code;
   // what the sensor shader (shaders/sensor.comp) leaves out: the readings of constraint rows and
-  // contacts, camera rangefinders (sensor.h's CPU-only parts), and the geom distance sensors
-  // (PXK_SN_NOGEOMDIST: the collision code they need would make the pipeline far slower to
-  // build)
+  // contacts, camera rangefinders (sensor.h's CPU-only parts). The geom distance sensors run in
+  // their own entry points (shaders/sensor_dist*.comp; csrc/vulkan/kinematics_gpu.c refuses
+  // their convex pairs on CPU Vulkan devices)
   static const char* why[] = {
       [PX_SENS_TOUCH] = "touch (it reads contact forces and casts rays; CPU only)",
 
@@ -81,12 +81,6 @@ pxtStatus px_sensorCheckGPU(const pxModel* m, pxStatus* st) {
       [PX_SENS_TENDONLIMITPOS] = "tendonlimitpos (it reads constraint rows; CPU only)",
       [PX_SENS_TENDONLIMITVEL] = "tendonlimitvel (it reads constraint rows; CPU only)",
       [PX_SENS_TENDONLIMITFRC] = "tendonlimitfrc (it reads constraint rows; CPU only)",
-      [PX_SENS_GEOMDIST] =
-          "distance (a geom distance: no collision code in the sensor shader; CPU only)",
-      [PX_SENS_GEOMNORMAL] =
-          "normal (a geom distance: no collision code in the sensor shader; CPU only)",
-      [PX_SENS_GEOMFROMTO] =
-          "fromto (a geom distance: no collision code in the sensor shader; CPU only)",
       [PX_SENS_TACTILE] = "tactile (it reads contacts and signed distances; CPU only)",
   };
   for (int i = 0; i < m->nsensor; i++) {

@@ -112,6 +112,18 @@ static const uint32_t spvSolDualF64[] =
 static const uint32_t spvSolDualF32[] =
 #include "spirv/soldual_f32.inc"
 ;
+static const uint32_t spvSensorDistPrimF64[] =
+#include "spirv/sensor_distprim_f64.inc"
+;
+static const uint32_t spvSensorDistPrimF32[] =
+#include "spirv/sensor_distprim_f32.inc"
+;
+static const uint32_t spvSensorDistF64[] =
+#include "spirv/sensor_dist_f64.inc"
+;
+static const uint32_t spvSensorDistF32[] =
+#include "spirv/sensor_dist_f32.inc"
+;
 // clang-format on
 
 // the SPIR-V of each entry point, [phase][fp64]
@@ -132,6 +144,9 @@ static const struct {
     {{spvConstraintF32, sizeof(spvConstraintF32)}, {spvConstraintF64, sizeof(spvConstraintF64)}},
     {{spvSolPrimalF32, sizeof(spvSolPrimalF32)}, {spvSolPrimalF64, sizeof(spvSolPrimalF64)}},
     {{spvSolDualF32, sizeof(spvSolDualF32)}, {spvSolDualF64, sizeof(spvSolDualF64)}},
+    {{spvSensorDistPrimF32, sizeof(spvSensorDistPrimF32)},
+     {spvSensorDistPrimF64, sizeof(spvSensorDistPrimF64)}},
+    {{spvSensorDistF32, sizeof(spvSensorDistF32)}, {spvSensorDistF64, sizeof(spvSensorDistF64)}},
 };
 
 //---------------------------------- layout --------------------------------------------------------
@@ -902,6 +917,97 @@ static void colFamilies(const pxModel* m, int* present) {
   }
 }
 
+// the geom distance sensors (distance, normal, fromto): 0 if the model computes none (sensors
+// enabled, or a history buffer, whose update computes the sensor), 1 if every geom pair they
+// query runs a primitive routine (shaders/sensor_distprim.comp), 2 if some pair needs GJK/EPA or
+// a height field (shaders/sensor_dist.comp). A pair's route is mj_geomDistance's
+// (csrc/kern/collide_dist.h): with nativeccd, the pairs pxk_distCcdRoute names run GJK;
+// otherwise the narrow-phase routine of the pair (colFamily)
+static int geomDistKind(const pxModel* m) {
+  int kind = 0;
+  int nativeccd = !(m->opt.disableflags & PX_DSBL_NATIVECCD);
+  for (int i = 0; i < m->nsensor; i++) {
+    int t = m->sensor_type[i];
+    if (t != PX_SENS_GEOMDIST && t != PX_SENS_GEOMNORMAL && t != PX_SENS_GEOMFROMTO) continue;
+    if ((m->opt.disableflags & PX_DSBL_SENSOR) && m->sensor_history[2 * i] <= 0) continue;
+    if (kind == 0) kind = 1;
+    int id1 = m->sensor_objid[i], n1 = 1, id2 = m->sensor_refid[i], n2 = 1;
+    if (m->sensor_objtype[i] == PX_OBJ_BODY) {
+      n1 = m->body_geomnum[id1];
+      id1 = m->body_geomadr[id1];
+    }
+    if (m->sensor_reftype[i] == PX_OBJ_BODY) {
+      n2 = m->body_geomnum[id2];
+      id2 = m->body_geomadr[id2];
+    }
+    for (int g1 = id1; g1 < id1 + n1; g1++) {
+      for (int g2 = id2; g2 < id2 + n2; g2++) {
+        int ta = m->geom_type[g1], tb = m->geom_type[g2];
+        int t1 = ta < tb ? ta : tb, t2 = ta < tb ? tb : ta;
+        // pxk_distCcdRoute
+        int ccd = 1;
+        if (t1 == PX_GEOM_PLANE || t1 == PX_GEOM_HFIELD || t1 == PX_GEOM_SDF || t2 == PX_GEOM_SDF) {
+          ccd = 0;
+        } else if (t1 == PX_GEOM_SPHERE) {
+          ccd = t2 == PX_GEOM_ELLIPSOID || t2 == PX_GEOM_MESH;
+        } else if (t1 == PX_GEOM_CAPSULE) {
+          ccd = t2 != PX_GEOM_CAPSULE && t2 != PX_GEOM_BOX;
+        }
+        if ((nativeccd && ccd) || colFamily(m, g1, g2) != 0) kind = 2;
+      }
+    }
+  }
+  return kind;
+}
+
+// the entry point of the sensor dispatches (and of the history update) of this model
+static int sensorPhase(const pxModel* m) {
+  int kind = geomDistKind(m);
+  return kind == 2 ? PXV_PHASE_SENSORDIST
+                   : kind == 1 ? PXV_PHASE_SENSORDISTPRIM
+                               : PXV_PHASE_SENSOR;
+}
+
+// what the sensor entry point with GJK/EPA needs: as pxv_collision's refusals (a CPU Vulkan
+// device does not finish compiling it in reasonable time unless PX_GPU_CONVEX=1; the EPA
+// polytope and polygon sizes of the GPU)
+static pxtStatus sensorDistCheck(const pxvContext* ctx, const pxModel* m, const char* fn,
+                                 pxStatus* st) {
+  if (geomDistKind(m) != 2) return PX_OK;
+  if (ctx->properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU) {
+    const char* force = getenv("PX_GPU_CONVEX");
+    if (!force || strcmp(force, "1") != 0) {
+      return PX_FAIL(st, PX_ERR_UNSUPPORTED,
+                     "%s: geom distance sensors with convex (GJK/EPA) or height-field pairs on the "
+                     "CPU Vulkan device %s: its compiler did not finish the convex narrow-phase "
+                     "pipeline within 25 minutes here (set PX_GPU_CONVEX=1 to compile it anyway, "
+                     "or compute the sensors on the CPU)",
+                     fn, ctx->properties.deviceName);
+    }
+  }
+  if (m->opt.ccd_iterations > PXV_CCD_MAXIT) {
+    return PX_FAIL(st, PX_ERR_UNSUPPORTED,
+                   "%s: geom distance sensors with ccd_iterations %d; the GPU's EPA polytope holds "
+                   "%d iterations",
+                   fn, m->opt.ccd_iterations, PXV_CCD_MAXIT);
+  }
+  for (int i = 0; i < m->nmeshpoly; i++) {
+    if (m->mesh_polyvertnum[i] > PXV_MCC_MAX) {
+      return PX_FAIL(st, PX_ERR_UNSUPPORTED,
+                     "%s: a mesh polygon of %d vertices; the GPU's polygon multi-contact holds %d",
+                     fn, m->mesh_polyvertnum[i], PXV_MCC_MAX);
+    }
+  }
+  for (int i = 0; i < m->nmeshvert; i++) {
+    if (m->mesh_polymapnum[i] > PXV_MCC_MAX) {
+      return PX_FAIL(st, PX_ERR_UNSUPPORTED,
+                     "%s: a mesh vertex on %d polygons; the GPU's polygon multi-contact holds %d",
+                     fn, m->mesh_polymapnum[i], PXV_MCC_MAX);
+    }
+  }
+  return PX_OK;
+}
+
 // pairs per narrow-phase chunk: PXL_COLCHUNK of shaders/colnarrow.glsl
 #define PXV_COLCHUNK 16
 
@@ -948,7 +1054,8 @@ static long forwardOps(const pxModel* m) {
 // pair list of the worlds not flagged, so that their contacts stay as they are
 static int addForward(const pxModel* m, dispatchOp* ops, int n, int mode, int sensors) {
   sensors = sensors && sensorsOn(m);
-  if (sensors && sensorsSaveKe(m)) ops[n++] = (dispatchOp){PXV_PHASE_SENSOR, mode};
+  int sph = sensorPhase(m);
+  if (sensors && sensorsSaveKe(m)) ops[n++] = (dispatchOp){sph, mode};
   ops[n++] = (dispatchOp){PXV_PHASE_FORWARD, mode};
   if (!px_constraintFree(m)) {
     if (contactsOn(m)) {
@@ -962,7 +1069,7 @@ static int addForward(const pxModel* m, dispatchOp* ops, int n, int mode, int se
       ops[n++] = (dispatchOp){PXV_PHASE_SOLDUAL, mode};
     }
   }
-  if (sensors) ops[n++] = (dispatchOp){PXV_PHASE_SENSOR, 2 + mode};
+  if (sensors) ops[n++] = (dispatchOp){sph, 2 + mode};
   return n;
 }
 
@@ -972,7 +1079,7 @@ pxtStatus pxv_forward(pxvContext* ctx, const pxModel* m, pxWorlds* w, int precis
   if (!st) st = &local;
   px_statusClear(st);
   if (checkArgs(ctx, m, w, precision64, "pxv_forward", st) || px_forwardCheck(m, st) ||
-      constraintCheckGPU(m, "pxv_forward", st)) {
+      constraintCheckGPU(m, "pxv_forward", st) || sensorDistCheck(ctx, m, "pxv_forward", st)) {
     return st->code;
   }
   long cap = forwardOps(m);
@@ -997,15 +1104,24 @@ pxtStatus pxv_step(pxvContext* ctx, const pxModel* m, pxWorlds* w, int precision
     return PX_FAIL(st, PX_ERR_ARG, "pxv_step: nstep must be 1 to %d, got %d", PXV_MAX_NSTEP, nstep);
   }
   if (checkArgs(ctx, m, w, precision64, "pxv_step", st) || px_integratorCheck(m, st) ||
-      px_forwardCheck(m, st) || constraintCheckGPU(m, "pxv_step", st)) {
+      px_forwardCheck(m, st) || constraintCheckGPU(m, "pxv_step", st) ||
+      sensorDistCheck(ctx, m, "pxv_step", st)) {
     return st->code;
+  }
+  // mj_advance's history update runs between RK4's state restore and its advance, which the GPU
+  // does in one dispatch (shaders/rk4.comp mode 3)
+  if (m->nhistory > 0 && m->opt.integrator == PX_INT_RK4) {
+    return PX_FAIL(st, PX_ERR_UNSUPPORTED,
+                   "pxv_step: actuator and sensor history buffers (nsample, delay, interval) with "
+                   "the RK4 integrator are not supported on the GPU (Euler and the implicit "
+                   "integrators are; the CPU runs RK4)");
   }
 
   // px_step: bad positions or velocities reset the world; forward; a bad acceleration resets
   // the world and flags it; forward again on the flagged worlds; the integrator and the advance
   // (RK4: three more forward passes between its stages). Each of the first two forward passes
   // computes the sensors (px_forward); RK4's inner passes compute none (px_forwardSkip)
-  long cap = 2 + 5 * forwardOps(m) + 4;
+  long cap = 2 + 5 * forwardOps(m) + 5;
   if (cap > 1000000) {
     return PX_FAIL(st, PX_ERR_UNSUPPORTED, "pxv_step: %ld dispatches per step are too many", cap);
   }
@@ -1023,6 +1139,8 @@ pxtStatus pxv_step(pxvContext* ctx, const pxModel* m, pxWorlds* w, int precision
     }
     ops[n++] = (dispatchOp){PXV_PHASE_RK4, 3};
   } else {
+    // the history buffers take this step's controls and sensor samples (shaders/sensor.comp)
+    if (m->nhistory > 0) ops[n++] = (dispatchOp){sensorPhase(m), 4};
     ops[n++] = (dispatchOp){PXV_PHASE_INTEGRATE, 0};
   }
   pxtStatus code = runPhase(ctx, m, w, precision64, lanes, ops, n, nstep, "pxv_step", st);

@@ -438,8 +438,8 @@ void px_rnePostConstraintRun(const pxModel* m, pxData* d);
 // MuJoCo's does).
 pxtStatus px_sensorCheck(const pxModel* m, pxStatus* st);
 // ... and, for the GPU executor (shaders/sensor.comp), the types it does not compute by name:
-// touch, rangefinder, contact, the joint and tendon limit sensors, the geom distance sensors,
-// tactile
+// touch, rangefinder, contact, the joint and tendon limit sensors, tactile (the geom distance
+// sensors run on the GPU: csrc/vulkan/kinematics_gpu.c refuses what their entry points lack)
 pxtStatus px_sensorCheckGPU(const pxModel* m, pxStatus* st);
 // The tactile sensor i (csrc/engine/tactile.c) into sensordata, after the collision stage; its
 // scratch is the tail of the collision scratch: px_tactileScratchReals/Ints values (0 without a
