@@ -46,12 +46,13 @@ PRIM_XML = """
     <body name="c" pos="-.4 .2 .5">
       <freejoint/>
       <geom name="c_y" type="cylinder" size=".08 .1"/>
+      <geom name="c_c" type="capsule" size=".04 .1" pos="0 .2 0"/>
     </body>
   </worldbody>
   <sensor>
     <distance name="d_ss" geom1="a_s" geom2="b_s" cutoff="2"/>
     <normal name="n_sc" geom1="b_s" geom2="a_c" cutoff="2"/>
-    <fromto name="f_cc" geom1="a_c" geom2="a_c" cutoff="2"/>
+    <fromto name="f_cc" geom1="a_c" geom2="c_c" cutoff="2"/>
     <distance name="d_sb" geom1="a_s" geom2="b_b" cutoff="2"/>
     <fromto name="f_cb" geom1="b_b" geom2="a_c" cutoff="2"/>
     <distance name="d_ps" geom1="floor" geom2="a_s" cutoff="1.5"/>
