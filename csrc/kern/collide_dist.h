@@ -47,8 +47,8 @@ PX_FN PX_REAL pxk_geomDistance(PX_MDC int geom1, int geom2, PX_REAL distmax,
   int t2 = M(geom_type, g2);
   if (pxk_narrowExists(t1, t2) == 0 || t1 == PX_GEOM_SDF || t2 == PX_GEOM_SDF) return dist;
 
-  // native GJK distance, geoms in the caller's order
 #if PXK_DIST_CCD
+  // native GJK distance, geoms in the caller's order
   if ((MOPT(disableflags) & PX_DSBL_NATIVECCD) == 0 && pxk_distCcdRoute(t1, t2) == 1) {
     PXR obj1[PXK_OBJR];
     PXR obj2[PXK_OBJR];

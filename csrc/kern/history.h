@@ -100,7 +100,8 @@ PX_FN int pxk_histInsert(PX_MDC int adr, int n, int dim, PX_REAL t) {
     int src = pxk_histSlot(cursor, n, j + 1);
     int dst = pxk_histSlot(cursor, n, j);
     PXK_HIST_T(adr, dst) = PXK_HIST_T(adr, src);
-    for (int e = 0; e < dim; e++) D(history, vadr + dst * dim + e) = D(history, vadr + src * dim + e);
+    for (int e = 0; e < dim; e++)
+      D(history, vadr + dst * dim + e) = D(history, vadr + src * dim + e);
   }
   int s = pxk_histSlot(cursor, n, k - 1);
   PXK_HIST_T(adr, s) = t;

@@ -963,9 +963,7 @@ static int geomDistKind(const pxModel* m) {
 // the entry point of the sensor dispatches (and of the history update) of this model
 static int sensorPhase(const pxModel* m) {
   int kind = geomDistKind(m);
-  return kind == 2 ? PXV_PHASE_SENSORDIST
-                   : kind == 1 ? PXV_PHASE_SENSORDISTPRIM
-                               : PXV_PHASE_SENSOR;
+  return kind == 2 ? PXV_PHASE_SENSORDIST : kind == 1 ? PXV_PHASE_SENSORDISTPRIM : PXV_PHASE_SENSOR;
 }
 
 // what the sensor entry point with GJK/EPA needs: as pxv_collision's refusals (a CPU Vulkan
