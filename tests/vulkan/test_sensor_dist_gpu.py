@@ -92,7 +92,7 @@ DSBL_CONSTRAINT = int(mujoco.mjtDisableBit.mjDSBL_CONSTRAINT)
 DSBL_NATIVECCD = int(mujoco.mjtDisableBit.mjDSBL_NATIVECCD)
 
 # fp32 against the fp64 CPU per sensor: ||gpu32 - cpu64|| / max(||cpu64||, 1); not yet measured on
-# a device yet (slow test)
+# a device (slow test)
 FP32_TOL = 1e-4
 
 
