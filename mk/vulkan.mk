@@ -10,7 +10,7 @@
 
 .PHONY: shaders shaders-check gpu-test
 
-SHADER_DEPS := $(wildcard shaders/*.comp shaders/colnarrow.glsl csrc/kern/*.h) csrc/include/px/pxxmacro.h \
+SHADER_DEPS := $(filter-out shaders/layout.glsl,$(wildcard shaders/*.comp shaders/*.glsl csrc/kern/*.h)) csrc/include/px/pxxmacro.h \
                csrc/include/px/pxmodel.h csrc/include/px/pxtype.h scripts/gen_layout.py \
                scripts/build_shaders.sh
 SPIRV_INC   := $(foreach c,$(wildcard shaders/*.comp),\

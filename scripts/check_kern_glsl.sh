@@ -406,19 +406,24 @@ check_stage ray "ray.h" -O0 -O
 # geom distance sensors included, unlike shaders/sensor.comp) through the generated layout (its
 # sensordata and the collision scratch of the geom distance sensors), fp64 and fp32, -O0 (as collision: spirv-opt
 # crashes on the whole collision code at -O), linted --strict; needs the layout regenerated with
-# sensordata
+# sensordata; with the history buffers (csrc/kern/history.h, sensor_history.h: reset, delayed
+# controls, the control and sensor updates)
 stage_shader sensor
 cat >>"$tmp/sensor_check.comp" <<'EOF'
 #include "kern/collide.h"
-#include "kern/sensor.h"
+#include "kern/sensor_history.h"
 void main() {
   PX_CHECK_BEGIN();
   pxl_collisionWorld(p);
   pxk_sensors(D(qpos, 0), D(qpos, 1));
   D(qvel, 0) = PX_TOREAL(pxk_sensorSupported(0));
+  pxk_histReset();
+  D(qvel, 1) = pxk_histCtrlIn(0);
+  pxk_histAdvanceCtrl();
+  D(qvel, 2) = PX_TOREAL(pxk_histAdvanceSensors(pxk_histForwardLazy()));
 }
 EOF
-check_stage sensor "sensor.h" -O0
+check_stage sensor "sensor.h/history.h/sensor_history.h" -O0
 
 # the constraint stage (csrc/kern/constraint.h: rows, reference accelerations, adhesion; solver.h:
 # islands, Newton, CG, PGS, noslip) through the generated layout with its constraint blocks

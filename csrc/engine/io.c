@@ -162,7 +162,6 @@ pxWorlds* px_makeWorldsSlots(const pxModel* m, int nworld, int nslot, pxStatus* 
   size_t ncontact = (size_t)nworld * ((size_t)nconmax + PX_MAXCONPAIR);
   off += alignUp(ncontact * sizeof(pxContact));
   off += alignUp((size_t)nworld * sizeof(int));
-  off += alignUp((size_t)nworld * (size_t)m->nhistory * sizeof(pxtNum));
   int nbpmax = px_bodyPairCapacity(m);
   size_t nscr_r = (size_t)nslot * (size_t)px_colScratchReals(m);
   size_t nscr_i = (size_t)nslot * (size_t)px_colScratchInts(m, nbpmax);
@@ -210,8 +209,6 @@ pxWorlds* px_makeWorldsSlots(const pxModel* m, int nworld, int nslot, pxStatus* 
   off += alignUp(ncontact * sizeof(pxContact));
   w->ncon = (int*)(void*)(buf + off);
   off += alignUp((size_t)nworld * sizeof(int));
-  w->history = (pxtNum*)(void*)(buf + off);
-  off += alignUp((size_t)nworld * (size_t)m->nhistory * sizeof(pxtNum));
   w->colscr_r = (pxtNum*)(void*)(buf + off);
   off += alignUp(nscr_r * sizeof(pxtNum));
   w->colscr_i = (int*)(void*)(buf + off);
@@ -259,7 +256,6 @@ void px_worldViewSlot(const pxWorlds* w, int world, int slot, pxData* d) {
   d->contact = w->contact + (size_t)world * ((size_t)w->nconmax + PX_MAXCONPAIR);
   d->ncon = w->ncon + world;
   d->nconmax = w->nconmax;
-  d->history = w->history + (size_t)world * (size_t)m->nhistory;
   // scratch of the slot; none (NULL, so that a use fails loudly) without one
   if (slot >= 0) {
     d->colscr_r = w->colscr_r + (size_t)slot * (size_t)w->ncolscr_r;

@@ -21,6 +21,7 @@
 #define PX_KERN_ACTUATION_H_
 
 #include "kern/forcemath.h"
+#include "kern/history.h"
 
 // normalized muscle length-gain curve (mju_muscleGainLength)
 PX_FN PX_REAL pxk_acMuscleGainLength(PX_REAL len, PX_REAL lmin, PX_REAL lmax) {

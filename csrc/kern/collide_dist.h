@@ -17,6 +17,13 @@
 
 #include "kern/collide.h"
 
+// the native GJK route may be left out of a GPU entry point (shaders/sensor_distprim.comp, with
+// PXK_NARROW_CONVEX and PXK_NARROW_HFIELD 0): the host dispatches it only for sensors whose
+// pairs need none of them
+#ifndef PXK_DIST_CCD
+#define PXK_DIST_CCD 1
+#endif
+
 // 1 when MuJoCo's collision table names mjc_Convex or mjc_BoxBox for the pair of geom types
 // (types ascending)
 PX_FN int pxk_distCcdRoute(int t1, int t2) {
@@ -40,6 +47,7 @@ PX_FN PX_REAL pxk_geomDistance(PX_MDC int geom1, int geom2, PX_REAL distmax,
   int t2 = M(geom_type, g2);
   if (pxk_narrowExists(t1, t2) == 0 || t1 == PX_GEOM_SDF || t2 == PX_GEOM_SDF) return dist;
 
+#if PXK_DIST_CCD
   // native GJK distance, geoms in the caller's order
   if ((MOPT(disableflags) & PX_DSBL_NATIVECCD) == 0 && pxk_distCcdRoute(t1, t2) == 1) {
     PXR obj1[PXK_OBJR];
@@ -63,6 +71,7 @@ PX_FN PX_REAL pxk_geomDistance(PX_MDC int geom1, int geom2, PX_REAL distmax,
     if (cd < distmax) dist = cd;
     return dist;
   }
+#endif
 
   // the narrow-phase routine with distmax as margin, its closest pre-contact
   int adr = PXK_NCONMAX;

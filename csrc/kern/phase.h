@@ -211,7 +211,8 @@ PX_FN void pxk_phRk4Final(PX_MD) {
 }
 
 // mj_resetData after every data array was set to zero (time is the caller's): qpos0, the
-// identity quaternion of SO3 servo controls, eq_active0, mocap poses from the body frames
+// identity quaternion of SO3 servo controls, eq_active0, mocap poses from the body frames, the
+// history buffers
 PX_FN void pxk_phResetRest(PX_MD) {
   for (int i = PX_LANE; i < MS(nq); i += PX_NLANE) D(qpos, i) = M(qpos0, i);
   for (int i = PX_LANE; i < MS(nu); i += PX_NLANE) {
@@ -227,6 +228,7 @@ PX_FN void pxk_phResetRest(PX_MD) {
       for (int k = 0; k < 4; k++) D(mocap_quat, 4 * id + k) = M(body_quat, 4 * i + k);
     }
   }
+  pxk_histReset(PX_MDARG);
   PX_SYNC();
 }
 

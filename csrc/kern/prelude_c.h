@@ -129,12 +129,6 @@ static inline float px_bitsMakeFlt(uint32_t u) {
 #define PXK_NEFCMAX (d->nefcmax)
 #define PXK_NEFCDUAL (d->efcdual)
 
-// the control input j of the actuation stage (csrc/kern/actuation.h): on the CPU, the delayed
-// control of an actuator with a history buffer (csrc/engine/history.c); the GPU reads d->ctrl
-#define PXK_AC_CTRLIN(j) (m->nhistory > 0 ? px_ctrlIn(m, d, j) : d->ctrl[j])
-// sensor i read from its history buffer instead of computed (csrc/engine/sensor.c), CPU only
-#define PXK_SN_FROMHISTORY(i) (m->nhistory > 0 && px_sensorFromHistory(m, d, i))
-
 // ---- C fast paths ----
 // A kernel may have a C-only fast path inside `#ifdef PX_KERN_C ... #else <the dialect code>
 // #endif` doing the same floating-point operations in the same order per element (restrict

@@ -32,6 +32,7 @@
 #ifndef PXK_SN_NOGEOMDIST
 #include "kern/collide_dist.h"
 #endif
+#include "kern/history.h"
 #include "kern/libm.h"
 #include "kern/post.h"
 #include "kern/smooth.h"
@@ -103,10 +104,11 @@ PX_FN int pxk_sensorSupported(PX_MDC int i) {
   return 1;
 }
 
-// PXK_SN_SKIP(i): 1 when sensor i computes nothing in this pass (the CPU's history buffers: a
-// reading taken from the buffer), so it asks for no lazy quantity; PXK_SN_MARK(what): the
-// executor's record that this pass computed `what` (the CPU's MuJoCo-style lazy flags, which the
-// history update reads). The GPU defines neither.
+// PXK_SN_SKIP(i) (csrc/kern/history.h, both executors): 1 when sensor i computes nothing in
+// this pass (a reading taken from its history buffer), so it asks for no lazy quantity;
+// PXK_SN_MARK(what): the executor's record that this pass computed `what` (the CPU's
+// MuJoCo-style lazy flags, which the history update reads; the GPU derives them in
+// pxk_histForwardLazy instead).
 
 // 1 if some sensor makes MuJoCo compute `what` (PXK_SN_*) in its stage (sensors enabled)
 PX_FN int pxk_sensorNeeds(PX_MDC int what) {
@@ -461,7 +463,7 @@ PX_FN void pxk_snPos(PX_MDC int i, PX_REAL time) {
   }                                                     \
   pxk_snCutoff(PX_MDARGC i)
 #ifdef PXK_SN_FROMHISTORY
-// the CPU's: a sensor read from its history buffer (delay, interval) is neither computed nor cut
+// a sensor read from its history buffer (delay, interval) is neither computed nor cut
 #define PXK_SN_ONE(i, fn)       \
   if (!PXK_SN_FROMHISTORY(i)) { \
     PXK_SN_COMPUTE(i, fn);      \

@@ -229,10 +229,6 @@ static PyObject* batch_getattro(PyObject* selfobj, PyObject* nameobj) {
     if (!strcmp(name, "time")) {
       return worldView(self, NPY_FLOAT64, self->b->worlds->time, 1, dims, 1);
     }
-    if (!strcmp(name, "history")) {
-      dims[1] = self->b->worlds->model->nhistory;
-      return worldView(self, NPY_FLOAT64, self->b->worlds->history, 2, dims, 1);
-    }
     if (!strcmp(name, "flags")) return worldView(self, NPY_INT32, self->b->flags, 1, dims, 0);
     if (!strcmp(name, "rng_state")) {
       return worldView(self, NPY_UINT64, self->b->rng, 2, dims, 0);
@@ -248,7 +244,7 @@ static int batch_setattro(PyObject* selfobj, PyObject* nameobj, PyObject* value)
   if (self->b) {
     PyObject* view = fieldView(self, name);
     if (!view && PyErr_Occurred()) return -1;
-    if (!view && (!strcmp(name, "time") || !strcmp(name, "history"))) {
+    if (!view && !strcmp(name, "time")) {
       view = batch_getattro(selfobj, nameobj);
     }
     if (view) {
@@ -643,7 +639,6 @@ static PyObject* batch_dir(PyObject* selfobj, PyObject* unused) {
       PX_DATA_FIELDS(X)
 #undef X
           "time",
-      "history",
       "flags",
       "rng_state",
       "model",

@@ -126,15 +126,6 @@ static int dataField(const pxModel* m, const pxData* d, const char* name, fieldI
   }
   PX_DATA_FIELDS(X)
 #undef X
-  // the actuator and sensor history buffers (per-world state outside the GPU layout)
-  if (!strcmp(name, "history")) {
-    f->npy = NPY_FLOAT64;
-    f->ptr = (void*)d->history;
-    f->nrow = m->nhistory;
-    f->ncol = 1;
-    f->flat = 1;
-    return 1;
-  }
   // the constraint rows: views of the nefc rows of the last constraint stage (MuJoCo's shapes)
   if (!strncmp(name, "efc_", 4) && strncmp(name, "efc_sv_", 7) && strncmp(name, "efc_cn_", 7) &&
       strncmp(name, "efc_is_", 7) && strncmp(name, "efc_pg_", 7)) {
@@ -699,7 +690,7 @@ static PyObject* data_dir(PyObject* self, PyObject* unused) {
       PX_DATA_FIELDS(X)
 #undef X
           "time",
-      "history", "model", NULL};
+      "model", NULL};
   return py_nameList(names);
 }
 
@@ -1250,7 +1241,6 @@ static PyObject* data_to_bytes(PyObject* self, PyObject* unused) {
 #define X(type, name, nrow, ncol) n += (size_t)m->nrow * (size_t)(ncol) * sizeof(type);
   PX_DATA_FIELDS(X)
 #undef X
-  n += (size_t)m->nhistory * sizeof(pxtNum);
   int ncon = *dob->d.ncon;
   n += sizeof(int) + (size_t)ncon * sizeof(pxContact);
   int nefc = dob->d.efc_n[PX_EFC_NEFC];
@@ -1268,8 +1258,6 @@ static PyObject* data_to_bytes(PyObject* self, PyObject* unused) {
   }
   PX_DATA_FIELDS(X)
 #undef X
-  memcpy(p, dob->d.history, (size_t)m->nhistory * sizeof(pxtNum));
-  p += (size_t)m->nhistory * sizeof(pxtNum);
   memcpy(p, &ncon, sizeof(int));
   memcpy(p + sizeof(int), dob->d.contact, (size_t)ncon * sizeof(pxContact));
   p += sizeof(int) + (size_t)ncon * sizeof(pxContact);
@@ -1296,8 +1284,7 @@ static PyObject* data_set_bytes(PyObject* self, PyObject* args) {
 #define X(type, name, nrow, ncol) n += (size_t)m->nrow * (size_t)(ncol) * sizeof(type);
   PX_DATA_FIELDS(X)
 #undef X
-  n += (size_t)m->nhistory * sizeof(pxtNum);
-  // the arrays and history, then the contact count and that many contact records
+  // the arrays, then the contact count and that many contact records
   int ncon = -1, nefc = -1;
   if ((size_t)b.len >= n + sizeof(int)) memcpy(&ncon, (const char*)b.buf + n, sizeof(int));
   size_t ne = n + sizeof(int) + (size_t)(ncon > 0 ? ncon : 0) * sizeof(pxContact);
@@ -1329,8 +1316,6 @@ static PyObject* data_set_bytes(PyObject* self, PyObject* args) {
   }
   PX_DATA_FIELDS(X)
 #undef X
-  memcpy(dob->d.history, p, (size_t)m->nhistory * sizeof(pxtNum));
-  p += (size_t)m->nhistory * sizeof(pxtNum);
   memcpy(dob->d.contact, p + sizeof(int), (size_t)ncon * sizeof(pxContact));
   *dob->d.ncon = ncon;
   p += sizeof(int) + (size_t)ncon * sizeof(pxContact);

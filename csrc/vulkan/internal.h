@@ -38,6 +38,8 @@ enum {
   PXV_PHASE_SOLPRIMAL,
   PXV_PHASE_SOLDUAL,
   PXV_PHASE_SENSORFULL,
+  PXV_PHASE_SENSORDISTPRIM,  // shaders/sensor_distprim.comp: sensors with geom distances
+  PXV_PHASE_SENSORDIST,      // shaders/sensor_dist.comp: the same with GJK/EPA, height fields
   PXV_NPHASE
 };
 

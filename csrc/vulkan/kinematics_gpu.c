@@ -118,6 +118,18 @@ static const uint32_t spvSensorFullF64[] =
 static const uint32_t spvSensorFullF32[] =
 #include "spirv/sensorfull_f32.inc"
 ;
+static const uint32_t spvSensorDistPrimF64[] =
+#include "spirv/sensor_distprim_f64.inc"
+;
+static const uint32_t spvSensorDistPrimF32[] =
+#include "spirv/sensor_distprim_f32.inc"
+;
+static const uint32_t spvSensorDistF64[] =
+#include "spirv/sensor_dist_f64.inc"
+;
+static const uint32_t spvSensorDistF32[] =
+#include "spirv/sensor_dist_f32.inc"
+;
 // clang-format on
 
 // the SPIR-V of each entry point, [phase][fp64]
@@ -139,6 +151,9 @@ static const struct {
     {{spvSolPrimalF32, sizeof(spvSolPrimalF32)}, {spvSolPrimalF64, sizeof(spvSolPrimalF64)}},
     {{spvSolDualF32, sizeof(spvSolDualF32)}, {spvSolDualF64, sizeof(spvSolDualF64)}},
     {{spvSensorFullF32, sizeof(spvSensorFullF32)}, {spvSensorFullF64, sizeof(spvSensorFullF64)}},
+    {{spvSensorDistPrimF32, sizeof(spvSensorDistPrimF32)},
+     {spvSensorDistPrimF64, sizeof(spvSensorDistPrimF64)}},
+    {{spvSensorDistF32, sizeof(spvSensorDistF32)}, {spvSensorDistF64, sizeof(spvSensorDistF64)}},
 };
 
 //---------------------------------- layout --------------------------------------------------------
@@ -830,8 +845,14 @@ static pxtStatus runPhase(pxvContext* ctx, const pxModel* m, pxWorlds* w, int pr
   describeEfc(m, w, constraints, ef);
   computeLayout(m, w, mf, df, ef, fp64 ? 8 : 4, &L);
   L.constraints = constraints;
-  int sensorfull = 0;  // the full sensor pass reads the row counts and flags the loop limiter
-  for (int o = 0; o < nop; o++) sensorfull |= ops[o].phase == PXV_PHASE_SENSORFULL;
+  // the full sensor passes (sensorfull.comp, sensor_dist*.comp) read the row counts and flag the
+  // loop limiter
+  int sensorfull = 0;
+  for (int o = 0; o < nop; o++) {
+    int ph = ops[o].phase;
+    sensorfull |= ph == PXV_PHASE_SENSORFULL || ph == PXV_PHASE_SENSORDISTPRIM ||
+                  ph == PXV_PHASE_SENSORDIST;
+  }
   if (pxv_bufferCreate(ctx, (VkDeviceSize)L.total, &buf, st)) {
     char why[sizeof(st->msg)];
     memcpy(why, st->msg, sizeof(why));
@@ -936,6 +957,99 @@ static void colFamilies(const pxModel* m, int* present) {
   }
 }
 
+// the geom distance sensors (distance, normal, fromto): 0 if the model computes none (sensors
+// enabled, or a history buffer, whose update computes the sensor), 1 if every geom pair they
+// query runs a primitive routine (shaders/sensor_distprim.comp), 2 if some pair needs GJK/EPA or
+// a height field (shaders/sensor_dist.comp). A pair's route is mj_geomDistance's
+// (csrc/kern/collide_dist.h): with nativeccd, the pairs pxk_distCcdRoute names run GJK;
+// otherwise the narrow-phase routine of the pair (colFamily)
+static int geomDistKind(const pxModel* m) {
+  int kind = 0;
+  int nativeccd = !(m->opt.disableflags & PX_DSBL_NATIVECCD);
+  for (int i = 0; i < m->nsensor; i++) {
+    int t = m->sensor_type[i];
+    if (t != PX_SENS_GEOMDIST && t != PX_SENS_GEOMNORMAL && t != PX_SENS_GEOMFROMTO) continue;
+    if ((m->opt.disableflags & PX_DSBL_SENSOR) && m->sensor_history[2 * i] <= 0) continue;
+    if (kind == 0) kind = 1;
+    int id1 = m->sensor_objid[i], n1 = 1, id2 = m->sensor_refid[i], n2 = 1;
+    if (m->sensor_objtype[i] == PX_OBJ_BODY) {
+      n1 = m->body_geomnum[id1];
+      id1 = m->body_geomadr[id1];
+    }
+    if (m->sensor_reftype[i] == PX_OBJ_BODY) {
+      n2 = m->body_geomnum[id2];
+      id2 = m->body_geomadr[id2];
+    }
+    for (int g1 = id1; g1 < id1 + n1; g1++) {
+      for (int g2 = id2; g2 < id2 + n2; g2++) {
+        int ta = m->geom_type[g1], tb = m->geom_type[g2];
+        int t1 = ta < tb ? ta : tb, t2 = ta < tb ? tb : ta;
+        // pxk_distCcdRoute
+        int ccd = 1;
+        if (t1 == PX_GEOM_PLANE || t1 == PX_GEOM_HFIELD || t1 == PX_GEOM_SDF || t2 == PX_GEOM_SDF) {
+          ccd = 0;
+        } else if (t1 == PX_GEOM_SPHERE) {
+          ccd = t2 == PX_GEOM_ELLIPSOID || t2 == PX_GEOM_MESH;
+        } else if (t1 == PX_GEOM_CAPSULE) {
+          ccd = t2 != PX_GEOM_CAPSULE && t2 != PX_GEOM_BOX;
+        }
+        if ((nativeccd && ccd) || colFamily(m, g1, g2) != 0) kind = 2;
+      }
+    }
+  }
+  return kind;
+}
+
+// the entry point of the sensor dispatches (and of the history update) of this model: the
+// smallest of shaders/sensor_main.glsl's four that computes its sensors (the geom distance entry
+// points hold sensorfull.comp's sensors too)
+static int sensorPhase(const pxModel* m) {
+  int kind = geomDistKind(m);
+  if (kind == 2) return PXV_PHASE_SENSORDIST;
+  if (kind == 1) return PXV_PHASE_SENSORDISTPRIM;
+  return px_sensorFullGPU(m) ? PXV_PHASE_SENSORFULL : PXV_PHASE_SENSOR;
+}
+
+// what the sensor entry point with GJK/EPA needs: as pxv_collision's refusals (a CPU Vulkan
+// device does not finish compiling it in reasonable time unless PX_GPU_CONVEX=1; the EPA
+// polytope and polygon sizes of the GPU)
+static pxtStatus sensorDistCheck(const pxvContext* ctx, const pxModel* m, const char* fn,
+                                 pxStatus* st) {
+  if (geomDistKind(m) != 2) return PX_OK;
+  if (ctx->properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU) {
+    const char* force = getenv("PX_GPU_CONVEX");
+    if (!force || strcmp(force, "1") != 0) {
+      return PX_FAIL(st, PX_ERR_UNSUPPORTED,
+                     "%s: geom distance sensors with convex (GJK/EPA) or height-field pairs on the "
+                     "CPU Vulkan device %s: its compiler did not finish the convex narrow-phase "
+                     "pipeline within 25 minutes here (set PX_GPU_CONVEX=1 to compile it anyway, "
+                     "or compute the sensors on the CPU)",
+                     fn, ctx->properties.deviceName);
+    }
+  }
+  if (m->opt.ccd_iterations > PXV_CCD_MAXIT) {
+    return PX_FAIL(st, PX_ERR_UNSUPPORTED,
+                   "%s: geom distance sensors with ccd_iterations %d; the GPU's EPA polytope holds "
+                   "%d iterations",
+                   fn, m->opt.ccd_iterations, PXV_CCD_MAXIT);
+  }
+  for (int i = 0; i < m->nmeshpoly; i++) {
+    if (m->mesh_polyvertnum[i] > PXV_MCC_MAX) {
+      return PX_FAIL(st, PX_ERR_UNSUPPORTED,
+                     "%s: a mesh polygon of %d vertices; the GPU's polygon multi-contact holds %d",
+                     fn, m->mesh_polyvertnum[i], PXV_MCC_MAX);
+    }
+  }
+  for (int i = 0; i < m->nmeshvert; i++) {
+    if (m->mesh_polymapnum[i] > PXV_MCC_MAX) {
+      return PX_FAIL(st, PX_ERR_UNSUPPORTED,
+                     "%s: a mesh vertex on %d polygons; the GPU's polygon multi-contact holds %d",
+                     fn, m->mesh_polymapnum[i], PXV_MCC_MAX);
+    }
+  }
+  return PX_OK;
+}
+
 // pairs per narrow-phase chunk: PXL_COLCHUNK of shaders/colnarrow.glsl
 #define PXV_COLCHUNK 16
 
@@ -1018,9 +1132,7 @@ static int addSolve(dispatchOp* ops, int n, int phase, int mode, int resume) {
 // pair list of the worlds not flagged, so that their contacts stay as they are
 static int addForward(const pxModel* m, dispatchOp* ops, int n, int mode, int sensors, int resume) {
   sensors = sensors && sensorsOn(m);
-  // the sensor entry point: the full one for the sensors that read rows, contacts or cast camera
-  // rays (px_sensorFullGPU), else the smaller one
-  int sph = px_sensorFullGPU(m) ? PXV_PHASE_SENSORFULL : PXV_PHASE_SENSOR;
+  int sph = sensorPhase(m);
   if (sensors && sensorsSaveKe(m)) ops[n++] = (dispatchOp){sph, mode};
   ops[n++] = (dispatchOp){PXV_PHASE_FORWARD, mode};
   if (!px_constraintFree(m)) {
@@ -1045,7 +1157,7 @@ pxtStatus pxv_forward(pxvContext* ctx, const pxModel* m, pxWorlds* w, int precis
   if (!st) st = &local;
   px_statusClear(st);
   if (checkArgs(ctx, m, w, precision64, "pxv_forward", st) || px_forwardCheck(m, st) ||
-      constraintCheckGPU(m, "pxv_forward", st)) {
+      constraintCheckGPU(m, "pxv_forward", st) || sensorDistCheck(ctx, m, "pxv_forward", st)) {
     return st->code;
   }
   int resume = solveDispatches(ctx, m);
@@ -1071,8 +1183,17 @@ pxtStatus pxv_step(pxvContext* ctx, const pxModel* m, pxWorlds* w, int precision
     return PX_FAIL(st, PX_ERR_ARG, "pxv_step: nstep must be 1 to %d, got %d", PXV_MAX_NSTEP, nstep);
   }
   if (checkArgs(ctx, m, w, precision64, "pxv_step", st) || px_integratorCheck(m, st) ||
-      px_forwardCheck(m, st) || constraintCheckGPU(m, "pxv_step", st)) {
+      px_forwardCheck(m, st) || constraintCheckGPU(m, "pxv_step", st) ||
+      sensorDistCheck(ctx, m, "pxv_step", st)) {
     return st->code;
+  }
+  // mj_advance's history update runs between RK4's state restore and its advance, which the GPU
+  // does in one dispatch (shaders/rk4.comp mode 3)
+  if (m->nhistory > 0 && m->opt.integrator == PX_INT_RK4) {
+    return PX_FAIL(st, PX_ERR_UNSUPPORTED,
+                   "pxv_step: actuator and sensor history buffers (nsample, delay, interval) with "
+                   "the RK4 integrator are not supported on the GPU (Euler and the implicit "
+                   "integrators are; the CPU runs RK4)");
   }
 
   // px_step: bad positions or velocities reset the world; forward; a bad acceleration resets
@@ -1080,7 +1201,7 @@ pxtStatus pxv_step(pxvContext* ctx, const pxModel* m, pxWorlds* w, int precision
   // (RK4: three more forward passes between its stages). Each of the first two forward passes
   // computes the sensors (px_forward); RK4's inner passes compute none (px_forwardSkip)
   int resume = solveDispatches(ctx, m);
-  long cap = 2 + 5 * forwardOps(m, resume) + 4;
+  long cap = 2 + 5 * forwardOps(m, resume) + 5;
   if (cap > 1000000) {
     return PX_FAIL(st, PX_ERR_UNSUPPORTED, "pxv_step: %ld dispatches per step are too many", cap);
   }
@@ -1098,6 +1219,8 @@ pxtStatus pxv_step(pxvContext* ctx, const pxModel* m, pxWorlds* w, int precision
     }
     ops[n++] = (dispatchOp){PXV_PHASE_RK4, 3};
   } else {
+    // the history buffers take this step's controls and sensor samples (shaders/sensor.comp)
+    if (m->nhistory > 0) ops[n++] = (dispatchOp){sensorPhase(m), 4};
     ops[n++] = (dispatchOp){PXV_PHASE_INTEGRATE, 0};
   }
   pxtStatus code = runPhase(ctx, m, w, precision64, lanes, ops, n, nstep, "pxv_step", st);

@@ -38,14 +38,14 @@ OK, WHY = phalanx.vulkan_available()
 HERE = os.path.dirname(os.path.abspath(__file__))
 SENSORS_ALL = os.path.join(HERE, "..", "compat", "models", "sensors_all.xml")
 
-# the sensor elements of the types the GPU does not compute (px_sensorCheckGPU)
-REFUSED = ("distance", "normal", "fromto")
-# removed from the models of these runs: the refused types and those of the full sensor entry
-# point (shaders/sensorfull.comp, tests/vulkan/test_sensors_full_gpu.py: touch, camera
-# rangefinders, contact, limit sensors), so that these runs dispatch shaders/sensor.comp
+# removed from the models of these runs, so that they dispatch shaders/sensor.comp: the types of
+# the full sensor entry point (shaders/sensorfull.comp, tests/vulkan/test_sensors_full_gpu.py:
+# touch, camera rangefinders, contact, limit sensors) and the geom distance sensors (their own
+# entry points, tests/vulkan/test_sensor_dist_gpu.py). Every type runs on the GPU
+# (px_sensorCheckGPU refuses none)
 REMOVED = ("touch", "rangefinder", "contact", "jointlimitpos", "jointlimitvel", "jointlimitfrc",
-           "tendonlimitpos", "tendonlimitvel", "tendonlimitfrc") + REFUSED
-REFUSED_RE = re.compile(r"<(%s)\b[^>]*/>" % "|".join(REMOVED), re.S)
+           "tendonlimitpos", "tendonlimitvel", "tendonlimitfrc", "distance", "normal", "fromto")
+REMOVED_RE = re.compile(r"<(%s)\b[^>]*/>" % "|".join(REMOVED), re.S)
 
 # energy, clock and user sensors (every stage), cutoffs, subtree and acceleration sensors on a
 # small chain with joint and tendon springs (so that e_potential has every term)
@@ -167,7 +167,7 @@ def vk():
 def gpu_xml(path):
     """The model's XML with the sensor types of REMOVED removed."""
     with open(path) as f:
-        return REFUSED_RE.sub("", f.read())
+        return REMOVED_RE.sub("", f.read())
 
 
 def load(name, integrator, energy=None):
@@ -320,27 +320,3 @@ def test_fp32_close(vk, full):
     assert vk.validation_messages == 0
 
 
-def test_refusals(vk):
-    """Each sensor type the GPU does not compute is an error naming it, before any GPU work; the
-    CPU computes it; disabling sensors lifts the refusal."""
-    base = gpu_xml(SENSORS_ALL)
-    extra = {
-        "distance": '<distance geom1="ballgeom" geom2="tipgeom"/>',
-        "normal": '<normal geom1="ballgeom" geom2="tipgeom"/>',
-        "fromto": '<fromto geom1="ballgeom" geom2="tipgeom"/>',
-    }
-    assert set(extra) == set(REFUSED)
-    for typ, elem in extra.items():
-        xml = base.replace("<sensor>", "<sensor>" + elem, 1)
-        model = phalanx.Model.from_xml_string(xml)
-        model.opt.disableflags = model.opt.disableflags | DSBL_CONSTRAINT
-        q = np.tile(model.qpos0, (2, 1))
-        v = np.zeros((2, model.nv))
-        with pytest.raises(NotImplementedError, match=rf"sensor 0: {typ} (\(|sensors)"):
-            vk.forward(model, q, v)
-        with pytest.raises(NotImplementedError, match=rf"sensor 0: {typ} (\(|sensors)"):
-            vk.step(model, q, v)
-        phalanx.forward(model, phalanx.Data(model))  # the CPU computes it
-    model.opt.disableflags = model.opt.disableflags | int(mujoco.mjtDisableBit.mjDSBL_SENSOR)
-    out = vk.forward(model, q, v)
-    assert not np.any(out["sensordata"])

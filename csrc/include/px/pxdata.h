@@ -154,7 +154,6 @@ typedef struct {
   pxContact* contact;  // contact records (nconmax + PX_MAXCONPAIR: the tail is narrow-phase room)
   int* ncon;           // number of contacts in `contact` (one int in the world storage)
   int nconmax;         // contact capacity of every world of this storage
-  pxtNum* history;     // (nhistory) actuator and sensor history buffers (mjData.history)
   pxtNum* colscr_r;    // collision scratch, reals (px_colScratchReals)
   int* colscr_i;       // collision scratch, ints (px_colScratchInts)
   int nbpmax;          // body-pair capacity of the broad phase (px_bodyPairCapacity)
@@ -181,7 +180,6 @@ typedef struct {
   pxContact* contact;  // (nworld, nconmax + PX_MAXCONPAIR)
   int* ncon;           // (nworld)
   int nconmax;         // contact capacity per world (px_contactCapacity)
-  pxtNum* history;     // (nworld, nhistory): per-world state outside the GPU layout
   pxtNum* colscr_r;    // (nslot, px_colScratchReals): broad-phase scratch, not state
   int* colscr_i;       // (nslot, px_colScratchInts)
   int nbpmax;          // px_bodyPairCapacity
@@ -442,34 +440,26 @@ void px_rnePostConstraintRun(const pxModel* m, pxData* d);
 // it was when the forward pass started (an e_kinetic sensor with the energy flag reads it, as
 // MuJoCo's does).
 pxtStatus px_sensorCheck(const pxModel* m, pxStatus* st);
-// ... and, for the GPU executor (shaders/sensor.comp, sensorfull.comp), the types it does not
-// compute by name: the geom distance sensors
+// ... and for the GPU executor (shaders/sensor_main.glsl): the same (every type has a GPU entry
+// point; csrc/vulkan/kinematics_gpu.c refuses what the geom distance entry points lack on a
+// device)
 pxtStatus px_sensorCheckGPU(const pxModel* m, pxStatus* st);
-// 1 if the GPU's sensor pass must be shaders/sensorfull.comp (the sensors that read constraint
-// rows or contacts, camera rangefinders, mj_rnePostConstraint with constraint forces), 0 if
-// shaders/sensor.comp computes the model's sensors
+// 1 if the GPU's sensor pass needs the constraint blocks (shaders/sensorfull.comp: the sensors
+// that read constraint rows or contacts, camera rangefinders, mj_rnePostConstraint with
+// constraint forces), 0 if shaders/sensor.comp computes the model's sensors
 int px_sensorFullGPU(const pxModel* m);
 void px_sensors(const pxModel* m, pxData* d, double ke_in);
 
-// Actuator and sensor history buffers (csrc/engine/history.c; MuJoCo 3.12's mju_historyInsert,
-// mju_historyRead, mj_readCtrl and the history part of mj_resetData and mj_advance). A buffer of
-// n samples of dim numbers: [free slot, cursor, n times, n*dim values]. px_historyInsert returns
-// the value slot for time t (a new newest sample, or the existing one at t); px_historyRead
-// returns the sample held at t (zero-order hold, exact match, outside the samples), or NULL with
-// the interpolation (interp 1 linear, 2 cubic) written to res.
-pxtNum* px_historyInsert(pxtNum* buf, int n, int dim, pxtNum t);
-const pxtNum* px_historyRead(const pxtNum* buf, int n, int dim, pxtNum* res, pxtNum t, int interp);
+// Actuator and sensor history buffers (Data's history; MuJoCo 3.12's mju_historyInsert,
+// mju_historyRead, mj_readCtrl and the history part of mj_resetData and mj_advance), in the
+// kernel dialect (csrc/kern/history.h, sensor_history.h): the actuation and sensor stages read
+// them themselves; these are the CPU executor's other entry points.
 // the buffers as mj_resetData leaves them (times on the timestep grid before 0, values zero)
 void px_resetHistory(const pxModel* m, pxData* d);
-// control j as the actuation stage reads it: delayed from the history of its actuator
-pxtNum px_ctrlIn(const pxModel* m, const pxData* d, int j);
 // mj_advance's history update (before the state advances): controls, then sensors (the sensors
 // of a delay recomputed at the current state)
 void px_advanceCtrlHistory(const pxModel* m, pxData* d);
 void px_advanceSensorHistory(const pxModel* m, pxData* d);
-// 1 if sensor i reads its value from its history buffer in this forward pass (written to
-// sensordata), 0 if the sensor stage computes it (compute_or_read_sensor)
-int px_sensorFromHistory(const pxModel* m, pxData* d, int i);
 // what the history buffers of this model need that phalanx lacks: an error naming it
 pxtStatus px_historyCheck(const pxModel* m, pxStatus* st);
 // px_sensors' record of the quantities it computed lazily (PX_LAZY_*), read by the sensor

@@ -418,6 +418,8 @@
   X(pxtNum,  qfrc_applied,         nv,          1) \
   X(pxtNum,  xfrc_applied,         nbody,       6) \
   X(pxtBool, eq_active,            neq,         1) \
+  /* actuator and sensor history buffers (csrc/kern/history.h) */ \
+  X(pxtNum,  history,              nhistory,    1) \
   /* warning statistics (rows pxtWarning, columns lastinfo and number as mjWarningStat) */ \
   X(int,     warning,              nwarning,    2) \
   /* energy (potential, kinetic) with the energy enable flag, as MuJoCo's mj_forward leaves it */ \
