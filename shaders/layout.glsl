@@ -710,6 +710,7 @@ layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Px
   PxdReal qfrc_applied;  // (nv x 1) pxtNum
   PxdReal xfrc_applied;  // (nbody x 6) pxtNum
   PxdInt eq_active;  // (neq x 1) pxtBool
+  PxdReal history;  // (nhistory x 1) pxtNum
   PxdInt warning;  // (nwarning x 2) int
   PxdReal energy;  // (nenergy x 1) pxtNum
   PxdReal qacc;  // (nv x 1) pxtNum
@@ -869,6 +870,8 @@ layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Px
   PxdReal efc_pg_mom;  // (nworld x PXE_ROWS) pxtNum
   PxdInt efc_pg_block;  // (nworld x PXE_ROWS) int
   PxdReal efc_cn_jac;  // (nworld x 24 * PXE_NV) pxtNum
+  PxdInt efc_ck_i;  // (nworld x 16) int
+  PxdReal efc_ck_r;  // (nworld x 4) pxtNum
 };
 #endif
 
@@ -919,6 +922,7 @@ layout(push_constant, std430) uniform PxPush {
 #define PXS_qfrc_applied (pxm.nv)
 #define PXS_xfrc_applied (pxm.nbody * 6)
 #define PXS_eq_active (pxm.neq)
+#define PXS_history (pxm.nhistory)
 #define PXS_warning (pxm.nwarning * 2)
 #define PXS_energy (pxm.nenergy)
 #define PXS_qacc (pxm.nv)
@@ -1137,6 +1141,8 @@ int pxefcdual;
 #define PXES_efc_pg_mom (pxnefcmax)
 #define PXES_efc_pg_block (pxnefcmax)
 #define PXES_efc_cn_jac (24 * (pxm.nv))
+#define PXES_efc_ck_i (16)
+#define PXES_efc_ck_r (4)
 
 // bind the constraint globals to world pxw of parameter block p (after pxw is set)
 void pxl_efcWorld(PxParams p) {
@@ -1163,6 +1169,7 @@ void pxl_zeroWorld() {
   for (int i = lane; i < PXS_qfrc_applied; i += nlane) pxd.qfrc_applied.v[pxw * PXS_qfrc_applied + i] = PXL_REAL(0);
   for (int i = lane; i < PXS_xfrc_applied; i += nlane) pxd.xfrc_applied.v[pxw * PXS_xfrc_applied + i] = PXL_REAL(0);
   for (int i = lane; i < PXS_eq_active; i += nlane) pxd.eq_active.v[pxw * PXS_eq_active + i] = 0;
+  for (int i = lane; i < PXS_history; i += nlane) pxd.history.v[pxw * PXS_history + i] = PXL_REAL(0);
   for (int i = lane; i < PXS_warning; i += nlane) pxd.warning.v[pxw * PXS_warning + i] = 0;
   for (int i = lane; i < PXS_energy; i += nlane) pxd.energy.v[pxw * PXS_energy + i] = PXL_REAL(0);
   for (int i = lane; i < PXS_qacc; i += nlane) pxd.qacc.v[pxw * PXS_qacc + i] = PXL_REAL(0);
