@@ -18,6 +18,7 @@ slow (`make gpu-check`; the sweeps need --full).
 
 import os
 
+import mujoco
 import numpy as np
 import pytest
 
@@ -178,6 +179,67 @@ def allow_convex(vk, monkeypatch):
         monkeypatch.setenv("PX_GPU_CONVEX", "1")
 
 
+def pair_runs(c):
+    """The contacts grouped by geom pair, in order: [(geom pair, first index, count)]."""
+    runs = []
+    for i, g in enumerate(map(tuple, c["geom"])):
+        if runs and runs[-1][0] == g:
+            runs[-1][2] += 1
+        else:
+            runs.append([g, i, 1])
+    return runs
+
+
+# geom types whose pairs may yield several points of one touch: flat faces (a box, a cylinder's
+# caps, a mesh: the polygon multi-contact, multiccd) and height fields (one point per prism)
+MULTI_TYPES = {int(mujoco.mjtGeom.mjGEOM_BOX), int(mujoco.mjtGeom.mjGEOM_CYLINDER),
+               int(mujoco.mjtGeom.mjGEOM_MESH), int(mujoco.mjtGeom.mjGEOM_HFIELD)}
+
+
+# geom types of the pairs that run GJK/EPA (ellipsoids, cylinders, meshes) or a height field's
+# prisms through it; in fp32 their contact points and frames are looser than the analytic
+# routines': the EPA polytope stops at fp32 resolution, far above ccd_tolerance, and where faces
+# are nearly parallel (a cylinder's cap on a prism) the normal is ill-conditioned. Measured on
+# lavapipe (test_convex, test_hfield): dist within 5.3e-7, pos within 2.5e-4, frame within 2.6e-3
+# (ellipsoid-cylinder) and 2.3e-2 (cylinder on a height field)
+CCD_TYPES = {int(mujoco.mjtGeom.mjGEOM_ELLIPSOID), int(mujoco.mjtGeom.mjGEOM_CYLINDER),
+             int(mujoco.mjtGeom.mjGEOM_MESH), int(mujoco.mjtGeom.mjGEOM_HFIELD)}
+FP32_TOL_CCD = {"pos": 1e-3, "frame": 5e-2}
+
+
+def types_of(model, pair):
+    return {int(model.geom_type[g]) for g in pair}
+
+
+def compare_fp32(model, got, ref, where):
+    """fp32 GPU contacts against the fp64 CPU's: the same geom pairs in the same order, each
+    pair's records within FP32_TOL field by field (FP32_TOL_CCD's bounds for the GJK/EPA and
+    height-field pairs' points and frames); worst error returned. A pair may differ in its
+    number of points only where a flat face or a height field takes part and one side has several
+    points (the points of one touch, whose count depends on alignment and clipping thresholds that
+    fp32 rounding crosses); then its deepest points must agree."""
+    rg, rr = pair_runs(got), pair_runs(ref)
+    assert [r[0] for r in rg] == [r[0] for r in rr], f"{where}: geom pairs differ"
+    worst = 0.0
+    for (pair, ig, ng), (_, ir, nr) in zip(rg, rr):
+        fields = ("dist", "pos", "frame", "includemargin", "friction", "solref", "solimp")
+        a, b = got[ig:ig + ng], ref[ir:ir + nr]
+        for f in ("dim", "exclude", "efc_address"):
+            assert len(set(a[f]) | set(b[f])) == 1, f"{where}: pair {pair}: {f} differs"
+        if ng != nr:
+            assert types_of(model, pair) & MULTI_TYPES and max(ng, nr) > 1, \
+                f"{where}: pair {pair}: {ng} contacts on the GPU, {nr} on the CPU"
+            a, b = a[np.argsort(a["dist"])][:1], b[np.argsort(b["dist"])][:1]
+            fields = ("dist", "frame", "includemargin", "friction", "solref", "solimp")
+        ccd = bool(types_of(model, pair) & CCD_TYPES)
+        for f in fields:
+            err = float(np.max(np.abs(a[f] - b[f])))
+            tol = FP32_TOL_CCD.get(f, FP32_TOL) if ccd else FP32_TOL
+            assert err <= tol, f"{where}: pair {pair}: fp32 {f} off by {err:.3g} (bound {tol:g})"
+            worst = max(worst, err)
+    return worst
+
+
 def check(vk, model, nworld, seed, spread, precision, min_contacts=1):
     rng = np.random.default_rng(seed)
     q = random_poses(model, nworld, rng, spread)
@@ -187,19 +249,15 @@ def check(vk, model, nworld, seed, spread, precision, min_contacts=1):
     total, worst = 0, 0.0
     for w in range(nworld):
         n, ref = cpu_contacts(model, q[w])
-        assert out["ncon"][w] == n, f"world {w}: {out['ncon'][w]} contacts on the GPU, {n} on the CPU"
-        got = out["contact"][w][:n]
-        total += n
+        ngpu = int(out["ncon"][w])
         if precision == "fp64":
-            assert same_fields(got, ref), f"world {w}: records differ"
+            assert ngpu == n, f"world {w}: {ngpu} contacts on the GPU, {n} on the CPU"
+            assert same_fields(out["contact"][w][:n], ref), f"world {w}: records differ"
         else:
-            for f in ("geom", "dim", "exclude", "efc_address"):
-                assert np.array_equal(got[f], ref[f]), f"world {w}: {f} differs"
-            for f in ("dist", "pos", "frame", "includemargin", "friction", "solref", "solimp"):
-                if n:
-                    worst = max(worst, float(np.max(np.abs(got[f] - ref[f]))))
+            worst = max(worst, compare_fp32(model, out["contact"][w][:ngpu], ref, f"world {w}"))
+        total += n
         # records past ncon stay zero
-        assert not np.any(record_bytes(out["contact"][w][n:]))
+        assert not np.any(record_bytes(out["contact"][w][ngpu:]))
     assert total >= min_contacts, "too few contacts for a meaningful comparison"
     return total, worst
 
@@ -238,7 +296,6 @@ def test_convex(vk, monkeypatch, precision):
     total, worst = check(vk, mixed(), 8, 7, 0.15, precision, min_contacts=8)
     if precision == "fp32":
         print(f"mixed: fp32 worst abs error {worst:.3g} over {total} contacts")
-        assert worst <= FP32_TOL, f"mixed: fp32 error {worst:.3g} over {total} contacts"
 
 
 @pytest.mark.slow
@@ -249,7 +306,6 @@ def test_hfield(vk, monkeypatch, precision):
     total, worst = check(vk, hfield(), 8, 5, 0.08, precision, min_contacts=8)
     if precision == "fp32":
         print(f"hfield: fp32 worst abs error {worst:.3g} over {total} contacts")
-        assert worst <= FP32_TOL, f"hfield: fp32 error {worst:.3g} over {total} contacts"
 
 
 @pytest.mark.slow

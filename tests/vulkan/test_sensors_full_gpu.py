@@ -11,11 +11,12 @@ and the constraint rows and contacts the sensors read); fp32 sensordata within F
 fp64 CPU. The CPU's readings are MuJoCo's (tests/compat/test_sensor.py,
 test_sensor_contact.py), so this ties the GPU's to MuJoCo's.
 
-The fast subset holds one test that builds only the forward and sensorfull pipelines: camera
-rangefinders (perspective and orthographic, over every geom type) with the constraint stage
-disabled, where the row and contact sensors read zero rows and contacts, as on the CPU. The runs
-with constraint rows are slow (a cold lavapipe compiles the collision, row and solver pipelines
-for many minutes; `make gpu-check`).
+Every test is slow (`make gpu-check`): a cold lavapipe compiles the sensorfull pipeline alone
+for over ten minutes on this machine kind, and the runs with constraint rows add the collision,
+row and solver pipelines. The lightest, test_camera_rangefinder_no_rows_fp64, builds only the
+forward and sensorfull pipelines: camera rangefinders (perspective and orthographic, over every
+geom type) with the constraint stage disabled, where the row and contact sensors read zero rows
+and contacts, as on the CPU.
 """
 
 import os
@@ -41,7 +42,7 @@ DSBL_CONSTRAINT = int(mujoco.mjtDisableBit.mjDSBL_CONSTRAINT)
 ELLIPTIC = int(mujoco.mjtCone.mjCONE_ELLIPTIC)
 
 
-def testdata(name):
+def sensor_testdata(name):
     return shared_model("mujoco", "test", "engine", "testdata", "sensor", name)
 
 
@@ -115,7 +116,7 @@ ROWS_XML = """
 
 # camera rangefinders (MuJoCo's test model: a perspective and an orthographic camera over a
 # height field, a mesh and every primitive) with the row and contact sensors of ROWS_XML added
-RFCAMERA = testdata("rfcamera.xml")
+RFCAMERA = sensor_testdata("rfcamera.xml")
 
 
 def rfcamera_xml():
@@ -187,6 +188,7 @@ ROW_TYPES = [int(t) for t in (
     mujoco.mjtSensor.mjSENS_TENDONLIMITPOS, mujoco.mjtSensor.mjSENS_TENDONLIMITFRC)]
 
 
+@pytest.mark.slow
 def test_camera_rangefinder_no_rows_fp64(vk):
     """Camera rangefinders bit-equal to the CPU (forward and 2 steps), with the constraint stage
     disabled: the touch, contact and limit sensors read no rows and no contacts (zeros, as on the
@@ -254,7 +256,7 @@ CORPUS = ["contact.xml", "contact_net.xml", "contact_sorted.xml", "contact_subtr
 @pytest.mark.parametrize("name", CORPUS)
 def test_corpus_fp64(vk, name):
     """MuJoCo's contact sensor models (--full), RK4: forward and 2 steps."""
-    model = phalanx.Model.from_xml_path(testdata(name))
+    model = phalanx.Model.from_xml_path(sensor_testdata(name))
     model.opt.integrator = RK4
     check_rows(vk, model, 2, 33, 2)
 
