@@ -850,8 +850,8 @@ static pxtStatus runPhase(pxvContext* ctx, const pxModel* m, pxWorlds* w, int pr
   int sensorfull = 0;
   for (int o = 0; o < nop; o++) {
     int ph = ops[o].phase;
-    sensorfull |= ph == PXV_PHASE_SENSORFULL || ph == PXV_PHASE_SENSORDISTPRIM ||
-                  ph == PXV_PHASE_SENSORDIST;
+    sensorfull |=
+        ph == PXV_PHASE_SENSORFULL || ph == PXV_PHASE_SENSORDISTPRIM || ph == PXV_PHASE_SENSORDIST;
   }
   if (pxv_bufferCreate(ctx, (VkDeviceSize)L.total, &buf, st)) {
     char why[sizeof(st->msg)];
