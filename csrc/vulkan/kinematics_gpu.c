@@ -1076,6 +1076,15 @@ static pxtStatus constraintCheckGPU(const pxModel* m, const char* fn, pxStatus* 
                    "(primitive pairs are; the CPU runs them; or disable contact)",
                    fn, present[1] ? "convex (GJK/EPA)" : "height-field");
   }
+  // elliptic cones: forward matched the CPU bit for bit, but after two Newton steps a world's
+  // qpos differed by 3e-3 (tests/vulkan/test_sensors_full_gpu.py::test_rows_fp64[elliptic]);
+  // refused until found, never silently different physics
+  if (m->opt.cone == PX_CONE_ELLIPTIC) {
+    return PX_FAIL(st, PX_ERR_UNSUPPORTED,
+                   "%s: elliptic friction cones with contacts are not supported by the GPU yet "
+                   "(its steps differ from the CPU's; the CPU runs them; or use cone pyramidal)",
+                   fn);
+  }
   return PX_OK;
 }
 

@@ -270,3 +270,10 @@ def test_refusals(vk):
         vk.forward(model, q, v)
     with pytest.raises(NotImplementedError, match="convex"):
         vk.step(model, q, v)
+    # elliptic cones (test_sensors_full_gpu.py::test_rows_fp64 finds the GPU's steps off)
+    xml = xml.replace('type="ellipsoid" size=".1 .2 .3"', 'type="sphere" size=".1"')
+    model = phalanx.Model.from_xml_string(xml)
+    model.opt.cone = int(mujoco.mjtCone.mjCONE_ELLIPTIC)
+    for run in (vk.forward, vk.step):
+        with pytest.raises(NotImplementedError, match="elliptic friction cones"):
+            run(model, q, v)
