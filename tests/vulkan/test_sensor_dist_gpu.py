@@ -201,8 +201,7 @@ def test_fp32_close(vk):
 
 def test_convex_refused_on_cpu_device(vk, monkeypatch):
     """Sensor pairs that need GJK/EPA (an ellipsoid; a box pair with nativeccd) are refused on a
-    CPU Vulkan device, naming the pairs and PX_GPU_CONVEX, before any GPU work; the box pair
-    without nativeccd runs the primitive box-box routine (not refused)."""
+    CPU Vulkan device, naming the pairs and PX_GPU_CONVEX, before any GPU work."""
     if "llvmpipe" not in vk.device.lower() and "lavapipe" not in vk.device.lower():
         pytest.skip(f"{vk.device} is not a CPU Vulkan device")
     monkeypatch.delenv("PX_GPU_CONVEX", raising=False)
@@ -217,13 +216,19 @@ def test_convex_refused_on_cpu_device(vk, monkeypatch):
                                      "height-field pairs on the CPU Vulkan device .*PX_GPU_CONVEX"):
                 run(model, q, v)
         phalanx.forward(model, phalanx.Data(model))  # the CPU computes it
-    # without nativeccd the box pair runs the box-box routine: the primitive entry point
+
+
+@pytest.mark.slow
+def test_box_pair_without_nativeccd_fp64(vk):
+    """Without nativeccd the box pair runs the box-box routine: the primitive entry point (not
+    refused), bit-equal to the CPU (slow: it builds sensor_distprim.comp)."""
     model = load(CONVEX_XML.replace("<SENSOR/>", '<fromto geom1="a_b" geom2="b_b"/>'))
     model.opt.disableflags = model.opt.disableflags | DSBL_NATIVECCD
-    if vk.fp64:
-        q, inputs = batch(model, 2, 44)
-        out = vk.forward(model, q, **inputs)
-        for w in range(2):
-            data = cpu_world(model, q, inputs, w)
-            phalanx.forward(model, data)
-            assert_same(out, data, w, "forward, box-box without nativeccd")
+    if not vk.fp64:
+        pytest.skip(f"{vk.device} has no fp64")
+    q, inputs = batch(model, 2, 44)
+    out = vk.forward(model, q, **inputs)
+    for w in range(2):
+        data = cpu_world(model, q, inputs, w)
+        phalanx.forward(model, data)
+        assert_same(out, data, w, "forward, box-box without nativeccd")
