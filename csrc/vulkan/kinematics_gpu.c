@@ -1196,21 +1196,14 @@ pxtStatus pxv_step(pxvContext* ctx, const pxModel* m, pxWorlds* w, int precision
       sensorDistCheck(ctx, m, "pxv_step", st)) {
     return st->code;
   }
-  // mj_advance's history update runs between RK4's state restore and its advance, which the GPU
-  // does in one dispatch (shaders/rk4.comp mode 3)
-  if (m->nhistory > 0 && m->opt.integrator == PX_INT_RK4) {
-    return PX_FAIL(st, PX_ERR_UNSUPPORTED,
-                   "pxv_step: actuator and sensor history buffers (nsample, delay, interval) with "
-                   "the RK4 integrator are not supported on the GPU (Euler and the implicit "
-                   "integrators are; the CPU runs RK4)");
-  }
-
   // px_step: bad positions or velocities reset the world; forward; a bad acceleration resets
   // the world and flags it; forward again on the flagged worlds; the integrator and the advance
   // (RK4: three more forward passes between its stages). Each of the first two forward passes
-  // computes the sensors (px_forward); RK4's inner passes compute none (px_forwardSkip)
+  // computes the sensors (px_forward); RK4's inner passes compute none (px_forwardSkip).
+  // mj_advance's history update (the sensor entry point's mode 4) runs before the advance: RK4's
+  // final dispatch splits in two around it (shaders/rk4.comp modes 4 and 5)
   int resume = solveDispatches(ctx, m);
-  long cap = 2 + 5 * forwardOps(m, resume) + 5;
+  long cap = 2 + 5 * forwardOps(m, resume) + 6;
   if (cap > 1000000) {
     return PX_FAIL(st, PX_ERR_UNSUPPORTED, "pxv_step: %ld dispatches per step are too many", cap);
   }
@@ -1226,7 +1219,13 @@ pxtStatus pxv_step(pxvContext* ctx, const pxModel* m, pxWorlds* w, int precision
       ops[n++] = (dispatchOp){PXV_PHASE_RK4, s};
       n = addForward(m, ops, n, 0, 0, resume);
     }
-    ops[n++] = (dispatchOp){PXV_PHASE_RK4, 3};
+    if (m->nhistory > 0) {
+      ops[n++] = (dispatchOp){PXV_PHASE_RK4, 4};
+      ops[n++] = (dispatchOp){sensorPhase(m), 4};
+      ops[n++] = (dispatchOp){PXV_PHASE_RK4, 5};
+    } else {
+      ops[n++] = (dispatchOp){PXV_PHASE_RK4, 3};
+    }
   } else {
     // the history buffers take this step's controls and sensor samples (shaders/sensor.comp)
     if (m->nhistory > 0) ops[n++] = (dispatchOp){sensorPhase(m), 4};
