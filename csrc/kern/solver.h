@@ -1356,7 +1356,8 @@ PX_FN void pxk_svNewtonPoint(PX_MDC int nefc, int ne, int nf, PX_IN(PX_REAL, p, 
 // bracket point p moved to the candidate (rows of cand) that improves it, its Newton point
 // into pn; returns 0 when no candidate did (updateBracket)
 PX_FN int pxk_svBracket(PX_MDC int nefc, int ne, int nf, PX_INOUT(PX_REAL, p, 4),
-                        PX_IN(PX_REAL, cand, 12), PX_OUT(PX_REAL, pn, 4), PX_IN(PX_REAL, qg, 3)) {
+                        PX_IN(PX_REAL, cand, 12), PX_INOUT(PX_REAL, pn, 4),
+                        PX_IN(PX_REAL, qg, 3)) {
   int flag = 0;
   for (int i = 0; i < 3; i++) {
     PXR cd = cand[4 * i + PXK_LS_D0];
