@@ -1076,18 +1076,6 @@ static pxtStatus constraintCheckGPU(const pxModel* m, const char* fn, pxStatus* 
                    "(primitive pairs are; the CPU runs them; or disable contact)",
                    fn, present[1] ? "convex (GJK/EPA)" : "height-field");
   }
-  // elliptic cones with the dual solver (PGS) or noslip (both solve each contact's friction as
-  // a QCQP, pxk_pgElliptic): the first PGS sweep already differs from the CPU's on lavapipe
-  // (tests/vulkan/test_sensors_full_gpu.py::test_rows_fp64), cause not found; refused, never
-  // silently different physics. Newton and CG with elliptic cones are bit-equal to the CPU
-  if (m->opt.cone == PX_CONE_ELLIPTIC &&
-      (m->opt.solver == PX_SOL_PGS || m->opt.noslip_iterations > 0)) {
-    return PX_FAIL(st, PX_ERR_UNSUPPORTED,
-                   "%s: elliptic friction cones with contacts and the %s are not supported by "
-                   "the GPU yet (its forces differ from the CPU's; the CPU runs them; or use "
-                   "solver Newton or CG without noslip, or cone pyramidal)",
-                   fn, m->opt.solver == PX_SOL_PGS ? "PGS solver" : "noslip solver");
-  }
   return PX_OK;
 }
 

@@ -270,15 +270,3 @@ def test_refusals(vk):
         vk.forward(model, q, v)
     with pytest.raises(NotImplementedError, match="convex"):
         vk.step(model, q, v)
-    # elliptic cones with the PGS solver or noslip (their QCQP friction update differs from the
-    # CPU's on lavapipe); Newton and CG run them (test_sensors_full_gpu.py::test_rows_fp64)
-    xml = xml.replace('type="ellipsoid" size=".1 .2 .3"', 'type="sphere" size=".1"')
-    for solver, noslip, what in ((mujoco.mjtSolver.mjSOL_PGS, 0, "PGS solver"),
-                                 (mujoco.mjtSolver.mjSOL_NEWTON, 2, "noslip solver")):
-        model = phalanx.Model.from_xml_string(xml)
-        model.opt.cone = int(mujoco.mjtCone.mjCONE_ELLIPTIC)
-        model.opt.solver = int(solver)
-        model.opt.noslip_iterations = noslip
-        for run in (vk.forward, vk.step):
-            with pytest.raises(NotImplementedError, match="elliptic friction cones.*" + what):
-                run(model, q, v)

@@ -239,14 +239,18 @@ def check_rows(vk, model, nworld, seed, nstep):
 
 # a cold lavapipe cache compiles the collision, rows and primal-solver pipelines: many minutes
 @pytest.mark.slow
-@pytest.mark.parametrize("cone", ["pyramidal", "elliptic", "elliptic-cg"])
+@pytest.mark.parametrize("cone", ["pyramidal", "elliptic", "elliptic-cg", "elliptic-pgs-noslip"])
 def test_rows_fp64(vk, cone):
-    """Touch, contact, limit and rnePostConstraint sensors with contacts and limits (Newton, and
-    CG with elliptic cones), forward and 2 steps, pyramidal and elliptic cones (mj_contactForce's
-    two decodings; the elliptic cone's line search reaches the bracketing of pxk_svBracket)."""
+    """Touch, contact, limit and rnePostConstraint sensors with contacts and limits, forward and 2
+    steps, pyramidal and elliptic cones (mj_contactForce's two decodings): Newton, and with
+    elliptic cones CG (the cone's line search reaches pxk_svBracket's bracketing) and PGS with
+    noslip (the QCQP friction update of pxk_pgElliptic and of noslip)."""
     model = rows_model(None if cone == "pyramidal" else ELLIPTIC)
     if cone == "elliptic-cg":
         model.opt.solver = int(mujoco.mjtSolver.mjSOL_CG)
+    if cone == "elliptic-pgs-noslip":
+        model.opt.solver = int(mujoco.mjtSolver.mjSOL_PGS)
+        model.opt.noslip_iterations = 10
     check_rows(vk, model, 3, 32, 2)
 
 
