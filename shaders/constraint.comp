@@ -48,5 +48,5 @@ void main() {
   // and the executor reports it
   int probe = 0;
   for (int k = 0; k < 2 + min(pxw, 0); k++) probe++;
-  if (probe != 2) PXK_EN(PX_EFC_NTRUNC) = 1;
+  if (probe != 2) PXK_EN(PX_EFC_NTRUNC) = PXK_EN(PX_EFC_NTRUNC) | 1;
 }

@@ -6,6 +6,9 @@
 //   mode 1, 2: after stage mode's forward: F[mode] stored, stage mode + 1 state
 //   (each stage's time is the start time + C h, C = 0.5, 0.5, 1)
 //   mode 3: after stage 3's forward: F[3] stored, the combined advance, time = start + h
+//   mode 4, 5: mode 3 in two halves around mj_advance's history update (models with history
+//           buffers; the host dispatches the sensor entry point's mode 4 between them): 4 stores
+//           F[3] and restores the initial state and time, 5 advances, time = start + h
 // Built by scripts/build_shaders.sh for fp64 and, with -DPX_FP32, for fp32.
 #version 460
 #extension GL_EXT_buffer_reference : require
@@ -34,25 +37,38 @@ void main() {
 
   int mode = pxpush.mode;
   PXR h = MOPT(timestep);
-  if (mode == 0) {
-    pxk_phRk4Store(PX_MDARGC 0, 1, 1);
-    if (PX_LANE == 0) p.tsave.v[pxw] = p.time.v[pxw];
-  } else {
-    pxk_phRk4Store(PX_MDARGC mode, 0, 1);
-  }
-  if (mode < 3) {
-    pxk_phRk4Stage(PX_MDARGC mode + 1);
-    if (PX_LANE == 0) {
-      PXR c = mode == 2 ? PX_R(1.0) : PX_R(0.5);
-      PXR ch = c * h;
-      PXR t = p.tsave.v[pxw] + ch;
-      p.time.v[pxw] = t;
-    }
-  } else {
-    pxk_phRk4Final(PX_MDARG);
+  if (mode == 5) {
+    pxk_phRk4Advance(PX_MDARG);
     if (PX_LANE == 0) {
       PXR t = p.tsave.v[pxw] + h;
       p.time.v[pxw] = t;
     }
+    return;
+  }
+  int s = min(mode, 3);
+  if (s == 0) {
+    pxk_phRk4Store(PX_MDARGC 0, 1, 1);
+    if (PX_LANE == 0) p.tsave.v[pxw] = p.time.v[pxw];
+  } else {
+    pxk_phRk4Store(PX_MDARGC s, 0, 1);
+  }
+  if (s < 3) {
+    pxk_phRk4Stage(PX_MDARGC s + 1);
+    if (PX_LANE == 0) {
+      PXR c = s == 2 ? PX_R(1.0) : PX_R(0.5);
+      PXR ch = c * h;
+      PXR t = p.tsave.v[pxw] + ch;
+      p.time.v[pxw] = t;
+    }
+  } else if (mode == 3) {
+    pxk_phRk4Restore(PX_MDARG);
+    pxk_phRk4Advance(PX_MDARG);
+    if (PX_LANE == 0) {
+      PXR t = p.tsave.v[pxw] + h;
+      p.time.v[pxw] = t;
+    }
+  } else {
+    pxk_phRk4Restore(PX_MDARG);
+    if (PX_LANE == 0) p.time.v[pxw] = p.tsave.v[pxw];
   }
 }

@@ -46,12 +46,14 @@ void main() {
     return;
   }
   int done = pxk_dualRun(PX_MDARGC (pxpush.mode & 4) != 0 ? PXK_CK_BUDGET : -1);
-  if (done == 0 && (pxpush.mode & 8) != 0) PXK_EN(PX_EFC_NTRUNC) = 1;
+  if (done == 0 && (pxpush.mode & 8) != 0) {
+    PXK_EN(PX_EFC_NTRUNC) = PXK_EN(PX_EFC_NTRUNC) | 1;
+  }
   // lavapipe (llvmpipe) caps the loop iterations of an invocation (65535 back edges in all, its
   // loop limiter); past the cap every loop ends after one iteration, silently. A loop whose trip
   // count the compiler cannot know tells whether that happened: the world is flagged (sticky)
   // and the executor reports it
   int probe = 0;
   for (int k = 0; k < 2 + min(pxw, 0); k++) probe++;
-  if (probe != 2) PXK_EN(PX_EFC_NTRUNC) = 1;
+  if (probe != 2) PXK_EN(PX_EFC_NTRUNC) = PXK_EN(PX_EFC_NTRUNC) | 1;
 }

@@ -148,18 +148,7 @@ pxtStatus px_forwardCheck(const pxModel* m, pxStatus* st) {
   pxtStatus code = smoothCheck(m, st);
   if (code != PX_OK) return code;
   // the history buffers run on the GPU too (csrc/kern/history.h); with sensors disabled the
-  // history update still computes the sensors with a buffer, which px_sensorCheckGPU does not
-  // look at then
-  if (m->nhistory > 0 && (m->opt.disableflags & PX_DSBL_SENSOR)) {
-    for (int i = 0; i < m->nsensor; i++) {
-      if (m->sensor_history[2 * i] > 0) {
-        return PX_FAIL(st, PX_ERR_UNSUPPORTED,
-                       "forward on the GPU: sensor %d: a sensor history buffer with sensors "
-                       "disabled is not supported on the GPU (the CPU runs it; or enable sensor)",
-                       i);
-      }
-    }
-  }
+  // history update still computes the sensors with a buffer, which px_sensorCheckGPU checks
   code = px_sensorCheckGPU(m, st);
   if (code != PX_OK) return code;
   // the constraint stage runs on the GPU too (shaders/constraint.comp, solprimal.comp,

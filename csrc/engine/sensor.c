@@ -62,7 +62,6 @@ void px_advanceSensorHistory(const pxModel* m, pxData* d) {
 }
 
 pxtStatus px_sensorCheckGPU(const pxModel* m, pxStatus* st) {
-  if (m->opt.disableflags & PX_DSBL_SENSOR) return PX_OK;
   // every type px_sensorCheck accepts has a GPU entry point (shaders/sensor_main.glsl); what the
   // geom distance entry point with GJK/EPA lacks on some devices, csrc/vulkan/kinematics_gpu.c
   // refuses (sensorDistCheck)
@@ -70,10 +69,12 @@ pxtStatus px_sensorCheckGPU(const pxModel* m, pxStatus* st) {
 }
 
 int px_sensorFullGPU(const pxModel* m) {
-  if (m->nsensor == 0 || (m->opt.disableflags & PX_DSBL_SENSOR)) return 0;
+  if (m->nsensor == 0) return 0;
   int rows = !px_constraintFree(m);
   for (int i = 0; i < m->nsensor; i++) {
     int t = m->sensor_type[i];
+    // with sensors disabled only the history update computes sensors: those with a buffer
+    if ((m->opt.disableflags & PX_DSBL_SENSOR) && m->sensor_history[2 * i] <= 0) continue;
     switch (t) {
       case PX_SENS_TOUCH:
       case PX_SENS_CONTACT:

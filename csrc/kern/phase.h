@@ -9,7 +9,8 @@
 //                     armature bias, kinetic energy, actuation, acceleration, no constraint rows)
 //   pxk_phIntegrate:  the Euler, implicit or implicitfast integrator and the state advance of
 //                     mj_step (time excepted: the caller keeps it)
-//   pxk_phRk4Stage, pxk_phRk4Final: RK4 (mj_RungeKutta) around its forward passes
+//   pxk_phRk4Stage, pxk_phRk4Restore, pxk_phRk4Advance:
+//                     RK4 (mj_RungeKutta) around its forward passes
 //   pxk_phResetRest:  the part of mj_resetData after every data array is zeroed (qpos0, SO3
 //                     servo controls, eq_active0, mocap poses from the body frames)
 //   PXK_PH_FIRSTBAD:  MuJoCo's bad-value test of mj_checkPos/Vel/Acc over a Data array (the first
@@ -178,10 +179,10 @@ PX_FN void pxk_phRk4Stage(PX_MDC int i) {
   pxk_phRk4Store(PX_MDARGC i, 1, 0);
 }
 
-// after the last stage's forward and pxk_phRk4Store(3, 0, 1): the weighted increment, the
-// initial state restored, then mj_advance with act_dot, qacc and the position velocity taken
-// from the increment (act_dot ends as the last stage's slope); the caller sets the time
-PX_FN void pxk_phRk4Final(PX_MD) {
+// after the last stage's forward and pxk_phRk4Store(3, 0, 1): the weighted increment and the
+// initial state restored (the caller restores the start time; mj_advance's history update, if
+// any, runs next, at that state)
+PX_FN void pxk_phRk4Restore(PX_MD) {
   PXR w[4];
   w[0] = PX_R(0.16666666666666666);
   w[1] = PX_R(0.3333333333333333);
@@ -190,10 +191,14 @@ PX_FN void pxk_phRk4Final(PX_MD) {
   pxk_phRk4Combine(PX_MDARGC w, 4);
   for (int k = PX_LANE; k < MS(nq); k += PX_NLANE) D(qpos, k) = D(rk4_qpos, 4 * k);
   for (int k = PX_LANE; k < MS(nv); k += PX_NLANE) D(qvel, k) = D(rk4_qvel, 4 * k);
-  for (int k = PX_LANE; k < MS(na); k += PX_NLANE) {
-    D(act, k) = D(rk4_act, 4 * k);
-    D(act_dot, k) = D(rk4_dact, k);
-  }
+  for (int k = PX_LANE; k < MS(na); k += PX_NLANE) D(act, k) = D(rk4_act, 4 * k);
+  PX_SYNC();
+}
+
+// after pxk_phRk4Restore: mj_advance with act_dot, qacc and the position velocity taken from the
+// increment (act_dot ends as the last stage's slope); the caller sets the time
+PX_FN void pxk_phRk4Advance(PX_MD) {
+  for (int k = PX_LANE; k < MS(na); k += PX_NLANE) D(act_dot, k) = D(rk4_dact, k);
   PX_SYNC();
   pxk_advanceAct(PX_MDARG);
   for (int k = PX_LANE; k < MS(na); k += PX_NLANE) D(act_dot, k) = D(rk4_act_dot, 4 * k + 3);

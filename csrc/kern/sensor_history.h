@@ -51,13 +51,16 @@ PX_FN int pxk_histSensorWants(PX_MD) {
   return want;
 }
 
-// the lazy flags a forward pass with sensors leaves (the GPU's; the CPU keeps them in d->lazy):
-// the energies with the energy flag, and what the sensor stages computed
+// the lazy flags the step's forward passes leave for its history update (the GPU's; the CPU
+// keeps them in d->lazy): the energies with the energy flag, and what the sensor stages computed;
+// after RK4's inner passes (no sensors) only mj_rnePostConstraint's flag of the first pass
+// remains, since a pass without sensors clears the others
 PX_FN int pxk_histForwardLazy(PX_MD) {
   int lazy = 0;
   if ((MOPT(enableflags) & PX_ENBL_ENERGY) != 0) lazy = PXK_HIST_ENERGYPOS | PXK_HIST_ENERGYVEL;
-  if (pxk_sensorNeeds(PX_MDARGC PXK_SN_ENERGYPOS) == 1) lazy |= PXK_HIST_ENERGYPOS;
-  if (pxk_sensorNeeds(PX_MDARGC PXK_SN_SUBTREEVEL) == 1) lazy |= PXK_HIST_SUBTREEVEL;
+  int rk4 = MOPT(integrator) == PX_INT_RK4 ? 1 : 0;
+  if (rk4 == 0 && pxk_sensorNeeds(PX_MDARGC PXK_SN_ENERGYPOS) == 1) lazy |= PXK_HIST_ENERGYPOS;
+  if (rk4 == 0 && pxk_sensorNeeds(PX_MDARGC PXK_SN_SUBTREEVEL) == 1) lazy |= PXK_HIST_SUBTREEVEL;
   if (pxk_sensorNeeds(PX_MDARGC PXK_SN_RNEPOST) == 1) lazy |= PXK_HIST_RNEPOST;
   return lazy;
 }

@@ -952,9 +952,82 @@ static void colFamilies(const pxModel* m, int* present) {
   for (int p = 0; p < m->npair; p++) present[colFamily(m, m->pair_geom1[p], m->pair_geom2[p])] = 1;
   for (int g1 = 0; g1 < m->ngeom; g1++) {
     for (int g2 = g1 + 1; g2 < m->ngeom; g2++) {
-      if (m->geom_bodyid[g1] != m->geom_bodyid[g2]) present[colFamily(m, g1, g2)] = 1;
+      // the driver's geom filter (csrc/kern/collide.h): other bodies, contype meets conaffinity
+      if (m->geom_bodyid[g1] == m->geom_bodyid[g2]) continue;
+      if (!(m->geom_contype[g1] & m->geom_conaffinity[g2]) &&
+          !(m->geom_contype[g2] & m->geom_conaffinity[g1])) {
+        continue;
+      }
+      present[colFamily(m, g1, g2)] = 1;
     }
   }
+}
+
+// the GPU's limits for the convex (GJK/EPA) and height-field narrow phase: on a CPU Vulkan
+// device (Mesa's lavapipe) the pipeline's cold compile takes minutes of CPU (docs/gpu_executor.md,
+// "Collision"): refused rather than seeming to hang, unless asked for (environment
+// PX_GPU_CONVEX=1); the EPA polytope and the polygon multi-contact have fixed sizes. `what` names
+// the caller's use in the messages
+static pxtStatus convexCheck(const pxvContext* ctx, const pxModel* m, const char* fn,
+                             const char* what, pxStatus* st) {
+  if (ctx->properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU) {
+    const char* force = getenv("PX_GPU_CONVEX");
+    if (!force || strcmp(force, "1") != 0) {
+      return PX_FAIL(st, PX_ERR_UNSUPPORTED,
+                     "%s: %s on the CPU Vulkan device %s: its compiler takes minutes for the "
+                     "convex and height-field narrow-phase pipelines (set PX_GPU_CONVEX=1 to "
+                     "compile them anyway, or run this on the CPU)",
+                     fn, what, ctx->properties.deviceName);
+    }
+  }
+  if (m->opt.ccd_iterations > PXV_CCD_MAXIT) {
+    return PX_FAIL(st, PX_ERR_UNSUPPORTED,
+                   "%s: %s with ccd_iterations %d; the GPU's EPA polytope holds %d iterations", fn,
+                   what, m->opt.ccd_iterations, PXV_CCD_MAXIT);
+  }
+  for (int i = 0; i < m->nmeshpoly; i++) {
+    if (m->mesh_polyvertnum[i] > PXV_MCC_MAX) {
+      return PX_FAIL(st, PX_ERR_UNSUPPORTED,
+                     "%s: %s with a mesh polygon of %d vertices; the GPU's polygon multi-contact "
+                     "holds %d",
+                     fn, what, m->mesh_polyvertnum[i], PXV_MCC_MAX);
+    }
+  }
+  for (int i = 0; i < m->nmeshvert; i++) {
+    if (m->mesh_polymapnum[i] > PXV_MCC_MAX) {
+      return PX_FAIL(st, PX_ERR_UNSUPPORTED,
+                     "%s: %s with a mesh vertex on %d polygons; the GPU's polygon multi-contact "
+                     "holds %d",
+                     fn, what, m->mesh_polymapnum[i], PXV_MCC_MAX);
+    }
+  }
+  return PX_OK;
+}
+
+// pairs per narrow-phase chunk: PXL_COLCHUNK of shaders/colnarrow.glsl
+#define PXV_COLCHUNK 16
+
+// the narrow-phase dispatches over the families present (present[3], colFamilies): one family,
+// one dispatch per chunk of the pair list; several, every family PXV_COLCHUNK times per chunk
+// (each dispatch takes the chunk's next pair of its family, so the contacts keep pair order)
+static long narrowOps(const pxModel* m, const int* present) {
+  int nfam = present[0] + present[1] + present[2];
+  long nchunk = (px_colPairCapacity(m) + PXV_COLCHUNK - 1) / PXV_COLCHUNK;
+  return nchunk * (nfam > 1 ? PXV_COLCHUNK : 1) * nfam;
+}
+
+static int addNarrow(const pxModel* m, const int* present, dispatchOp* ops, int n) {
+  int nfam = present[0] + present[1] + present[2];
+  long nchunk = (px_colPairCapacity(m) + PXV_COLCHUNK - 1) / PXV_COLCHUNK;
+  long reps = nfam > 1 ? PXV_COLCHUNK : 1;
+  for (long c = 0; c < nchunk; c++) {
+    for (long r = 0; r < reps; r++) {
+      if (present[0]) ops[n++] = (dispatchOp){PXV_PHASE_COLPRIM, (int)c};
+      if (present[1]) ops[n++] = (dispatchOp){PXV_PHASE_COLCONVEX, (int)c};
+      if (present[2]) ops[n++] = (dispatchOp){PXV_PHASE_COLHFIELD, (int)c};
+    }
+  }
+  return n;
 }
 
 // the geom distance sensors (distance, normal, fromto): 0 if the model computes none (sensors
@@ -1016,42 +1089,9 @@ static int sensorPhase(const pxModel* m) {
 static pxtStatus sensorDistCheck(const pxvContext* ctx, const pxModel* m, const char* fn,
                                  pxStatus* st) {
   if (geomDistKind(m) != 2) return PX_OK;
-  if (ctx->properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU) {
-    const char* force = getenv("PX_GPU_CONVEX");
-    if (!force || strcmp(force, "1") != 0) {
-      return PX_FAIL(st, PX_ERR_UNSUPPORTED,
-                     "%s: geom distance sensors with convex (GJK/EPA) or height-field pairs on the "
-                     "CPU Vulkan device %s: its compiler did not finish the convex narrow-phase "
-                     "pipeline within 25 minutes here (set PX_GPU_CONVEX=1 to compile it anyway, "
-                     "or compute the sensors on the CPU)",
-                     fn, ctx->properties.deviceName);
-    }
-  }
-  if (m->opt.ccd_iterations > PXV_CCD_MAXIT) {
-    return PX_FAIL(st, PX_ERR_UNSUPPORTED,
-                   "%s: geom distance sensors with ccd_iterations %d; the GPU's EPA polytope holds "
-                   "%d iterations",
-                   fn, m->opt.ccd_iterations, PXV_CCD_MAXIT);
-  }
-  for (int i = 0; i < m->nmeshpoly; i++) {
-    if (m->mesh_polyvertnum[i] > PXV_MCC_MAX) {
-      return PX_FAIL(st, PX_ERR_UNSUPPORTED,
-                     "%s: a mesh polygon of %d vertices; the GPU's polygon multi-contact holds %d",
-                     fn, m->mesh_polyvertnum[i], PXV_MCC_MAX);
-    }
-  }
-  for (int i = 0; i < m->nmeshvert; i++) {
-    if (m->mesh_polymapnum[i] > PXV_MCC_MAX) {
-      return PX_FAIL(st, PX_ERR_UNSUPPORTED,
-                     "%s: a mesh vertex on %d polygons; the GPU's polygon multi-contact holds %d",
-                     fn, m->mesh_polymapnum[i], PXV_MCC_MAX);
-    }
-  }
-  return PX_OK;
+  return convexCheck(ctx, m, fn,
+                     "geom distance sensors with convex (GJK/EPA) or height-field pairs", st);
 }
-
-// pairs per narrow-phase chunk: PXL_COLCHUNK of shaders/colnarrow.glsl
-#define PXV_COLCHUNK 16
 
 // the collision dispatches of the forward pass: whether contacts can arise (the constraint and
 // contact stages on, two geoms that may collide or an explicit pair)
@@ -1064,24 +1104,23 @@ static int contactsOn(const pxModel* m) {
   return ncollide > 1;
 }
 
-// what the GPU's forward pass refuses beyond px_forwardCheck: contacts of the convex and
-// height-field narrow-phase families (not part of the forward phase yet)
-static pxtStatus constraintCheckGPU(const pxModel* m, const char* fn, pxStatus* st) {
-  if (!contactsOn(m)) return PX_OK;
-  int present[3];
-  colFamilies(m, present);
-  if (present[1] || present[2]) {
-    return PX_FAIL(st, PX_ERR_UNSUPPORTED,
-                   "%s: %s geom pairs with contacts are not supported by the GPU forward pass yet "
-                   "(primitive pairs are; the CPU runs them; or disable contact)",
-                   fn, present[1] ? "convex (GJK/EPA)" : "height-field");
-  }
-  return PX_OK;
+// the narrow-phase families a forward pass dispatches (colFamilies; none without contacts)
+static void forwardFamilies(const pxModel* m, int* present) {
+  present[0] = present[1] = present[2] = 0;
+  if (contactsOn(m)) colFamilies(m, present);
 }
 
-// dispatches of one forward pass: (nchunk) narrow-phase chunks of the primitive family
-static long forwardChunks(const pxModel* m) {
-  return (px_colPairCapacity(m) + PXV_COLCHUNK - 1) / PXV_COLCHUNK;
+// what the GPU's forward pass refuses beyond px_forwardCheck (present: forwardFamilies): the
+// convex and height-field narrow phase's limits (convexCheck)
+static pxtStatus constraintCheckGPU(const pxvContext* ctx, const pxModel* m, const int* present,
+                                    const char* fn, pxStatus* st) {
+  if (!contactsOn(m)) return PX_OK;
+  if (present[1] || present[2]) {
+    pxtStatus code = convexCheck(
+        ctx, m, fn, present[1] ? "convex (GJK/EPA) contacts" : "height-field contacts", st);
+    if (code != PX_OK) return code;
+  }
+  return PX_OK;
 }
 
 // dispatches of one constraint solve after its first (solprimal, soldual: "resumable solves" in
@@ -1111,8 +1150,8 @@ static int solveDispatches(const pxvContext* ctx, const pxModel* m) {
 }
 
 // dispatches one forward pass may append (addForward), with `resume` later dispatches per solve
-static long forwardOps(const pxModel* m, int resume) {
-  return 2 + 1 + forwardChunks(m) + 3 + 2 * (long)resume + 1;
+static long forwardOps(const pxModel* m, const int* present, int resume) {
+  return 2 + 1 + narrowOps(m, present) + 3 + 2 * (long)resume + 1;
 }
 
 // a solve's dispatches: the first, then `resume` later ones (mode bits of solprimal/soldual.comp:
@@ -1127,10 +1166,11 @@ static int addSolve(dispatchOp* ops, int n, int phase, int mode, int resume) {
 
 // append a forward pass (mode 0: every world, 1: the flagged ones) with its sensors (sensors
 // nonzero) to ops; returns the new count. A model with constraint rows adds collision (the pair
-// list, then the primitive narrow phase in chunks), the constraint rows and the model's solver
-// between the smooth pass and the sensors (px_forward's order). With mode 1, colpairs clears the
-// pair list of the worlds not flagged, so that their contacts stay as they are
-static int addForward(const pxModel* m, dispatchOp* ops, int n, int mode, int sensors, int resume) {
+// list, then the narrow phase of the families present in chunks), the constraint rows and the
+// model's solver between the smooth pass and the sensors (px_forward's order). With mode 1,
+// colpairs clears the pair list of the worlds not flagged, so that their contacts stay as they are
+static int addForward(const pxModel* m, const int* present, dispatchOp* ops, int n, int mode,
+                      int sensors, int resume) {
   sensors = sensors && sensorsOn(m);
   int sph = sensorPhase(m);
   if (sensors && sensorsSaveKe(m)) ops[n++] = (dispatchOp){sph, mode};
@@ -1138,8 +1178,7 @@ static int addForward(const pxModel* m, dispatchOp* ops, int n, int mode, int se
   if (!px_constraintFree(m)) {
     if (contactsOn(m)) {
       ops[n++] = (dispatchOp){PXV_PHASE_COLPAIRS, mode};
-      long nchunk = forwardChunks(m);
-      for (long c = 0; c < nchunk; c++) ops[n++] = (dispatchOp){PXV_PHASE_COLPRIM, (int)c};
+      n = addNarrow(m, present, ops, n);
     }
     ops[n++] = (dispatchOp){PXV_PHASE_CONSTRAINT, mode};
     if (m->opt.solver != PX_SOL_PGS) n = addSolve(ops, n, PXV_PHASE_SOLPRIMAL, mode, resume);
@@ -1156,19 +1195,24 @@ pxtStatus pxv_forward(pxvContext* ctx, const pxModel* m, pxWorlds* w, int precis
   pxStatus local;
   if (!st) st = &local;
   px_statusClear(st);
-  if (checkArgs(ctx, m, w, precision64, "pxv_forward", st) || px_forwardCheck(m, st) ||
-      constraintCheckGPU(m, "pxv_forward", st) || sensorDistCheck(ctx, m, "pxv_forward", st)) {
+  if (checkArgs(ctx, m, w, precision64, "pxv_forward", st) || px_forwardCheck(m, st)) {
+    return st->code;
+  }
+  int present[3];
+  forwardFamilies(m, present);
+  if (constraintCheckGPU(ctx, m, present, "pxv_forward", st) ||
+      sensorDistCheck(ctx, m, "pxv_forward", st)) {
     return st->code;
   }
   int resume = solveDispatches(ctx, m);
-  long cap = forwardOps(m, resume);
+  long cap = forwardOps(m, present, resume);
   if (cap > 1000000) {
     return PX_FAIL(st, PX_ERR_UNSUPPORTED, "pxv_forward: %ld dispatches per pass are too many",
                    cap);
   }
   dispatchOp* ops = (dispatchOp*)malloc(sizeof(dispatchOp) * (size_t)cap);
   if (!ops) return PX_FAIL(st, PX_ERR_NOMEM, "pxv_forward: out of memory");
-  int nop = addForward(m, ops, 0, 0, 1, resume);
+  int nop = addForward(m, present, ops, 0, 0, 1, resume);
   pxtStatus code = runPhase(ctx, m, w, precision64, lanes, ops, nop, 1, "pxv_forward", st);
   free(ops);
   return code;
@@ -1183,25 +1227,23 @@ pxtStatus pxv_step(pxvContext* ctx, const pxModel* m, pxWorlds* w, int precision
     return PX_FAIL(st, PX_ERR_ARG, "pxv_step: nstep must be 1 to %d, got %d", PXV_MAX_NSTEP, nstep);
   }
   if (checkArgs(ctx, m, w, precision64, "pxv_step", st) || px_integratorCheck(m, st) ||
-      px_forwardCheck(m, st) || constraintCheckGPU(m, "pxv_step", st) ||
+      px_forwardCheck(m, st)) {
+    return st->code;
+  }
+  int present[3];
+  forwardFamilies(m, present);
+  if (constraintCheckGPU(ctx, m, present, "pxv_step", st) ||
       sensorDistCheck(ctx, m, "pxv_step", st)) {
     return st->code;
   }
-  // mj_advance's history update runs between RK4's state restore and its advance, which the GPU
-  // does in one dispatch (shaders/rk4.comp mode 3)
-  if (m->nhistory > 0 && m->opt.integrator == PX_INT_RK4) {
-    return PX_FAIL(st, PX_ERR_UNSUPPORTED,
-                   "pxv_step: actuator and sensor history buffers (nsample, delay, interval) with "
-                   "the RK4 integrator are not supported on the GPU (Euler and the implicit "
-                   "integrators are; the CPU runs RK4)");
-  }
-
   // px_step: bad positions or velocities reset the world; forward; a bad acceleration resets
   // the world and flags it; forward again on the flagged worlds; the integrator and the advance
   // (RK4: three more forward passes between its stages). Each of the first two forward passes
-  // computes the sensors (px_forward); RK4's inner passes compute none (px_forwardSkip)
+  // computes the sensors (px_forward); RK4's inner passes compute none (px_forwardSkip).
+  // mj_advance's history update (the sensor entry point's mode 4) runs before the advance: RK4's
+  // final dispatch splits in two around it (shaders/rk4.comp modes 4 and 5)
   int resume = solveDispatches(ctx, m);
-  long cap = 2 + 5 * forwardOps(m, resume) + 5;
+  long cap = 2 + 5 * forwardOps(m, present, resume) + 6;
   if (cap > 1000000) {
     return PX_FAIL(st, PX_ERR_UNSUPPORTED, "pxv_step: %ld dispatches per step are too many", cap);
   }
@@ -1209,15 +1251,21 @@ pxtStatus pxv_step(pxvContext* ctx, const pxModel* m, pxWorlds* w, int precision
   if (!ops) return PX_FAIL(st, PX_ERR_NOMEM, "pxv_step: out of memory");
   int n = 0;
   ops[n++] = (dispatchOp){PXV_PHASE_CHECK, 0};
-  n = addForward(m, ops, n, 0, 1, resume);
+  n = addForward(m, present, ops, n, 0, 1, resume);
   ops[n++] = (dispatchOp){PXV_PHASE_CHECK, 1};
-  n = addForward(m, ops, n, 1, 1, resume);
+  n = addForward(m, present, ops, n, 1, 1, resume);
   if (m->opt.integrator == PX_INT_RK4) {
     for (int s = 0; s < 3; s++) {
       ops[n++] = (dispatchOp){PXV_PHASE_RK4, s};
-      n = addForward(m, ops, n, 0, 0, resume);
+      n = addForward(m, present, ops, n, 0, 0, resume);
     }
-    ops[n++] = (dispatchOp){PXV_PHASE_RK4, 3};
+    if (m->nhistory > 0) {
+      ops[n++] = (dispatchOp){PXV_PHASE_RK4, 4};
+      ops[n++] = (dispatchOp){sensorPhase(m), 4};
+      ops[n++] = (dispatchOp){PXV_PHASE_RK4, 5};
+    } else {
+      ops[n++] = (dispatchOp){PXV_PHASE_RK4, 3};
+    }
   } else {
     // the history buffers take this step's controls and sensor samples (shaders/sensor.comp)
     if (m->nhistory > 0) ops[n++] = (dispatchOp){sensorPhase(m), 4};
@@ -1241,50 +1289,12 @@ pxtStatus pxv_collision(pxvContext* ctx, const pxModel* m, pxWorlds* w, int prec
   int present[3];
   long npairmax = px_colPairCapacity(m);
   colFamilies(m, present);
-  // a CPU Vulkan device (Mesa's lavapipe): the GJK/EPA and height-field pipelines now pass
-  // lavapipe's NIR stage in under a minute of CPU, but a cold run with its LLVM stage had not
-  // finished after 5 minutes of CPU here (docs/gpu_executor.md, "Collision"): refuse rather
-  // than seem to hang, unless asked to compile them anyway (environment PX_GPU_CONVEX=1)
-  if ((present[1] || present[2]) && ctx->properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU) {
-    const char* force = getenv("PX_GPU_CONVEX");
-    if (!force || strcmp(force, "1") != 0) {
-      return PX_FAIL(st, PX_ERR_UNSUPPORTED,
-                     "pxv_collision: %s pairs on the CPU Vulkan device %s: its compiler takes "
-                     "minutes for the %s narrow-phase pipeline (unfinished after 5 minutes of "
-                     "CPU here; set "
-                     "PX_GPU_CONVEX=1 to compile it anyway, or collide on the CPU)",
-                     present[1] ? "convex (GJK/EPA)" : "height-field", ctx->properties.deviceName,
-                     present[1] ? "convex" : "height-field");
-    }
-  }
-  if ((present[1] || present[2]) && m->opt.ccd_iterations > PXV_CCD_MAXIT) {
-    return PX_FAIL(st, PX_ERR_UNSUPPORTED,
-                   "pxv_collision: ccd_iterations %d; the GPU's EPA polytope holds %d iterations",
-                   m->opt.ccd_iterations, PXV_CCD_MAXIT);
-  }
   if (present[1] || present[2]) {
-    for (int i = 0; i < m->nmeshpoly; i++) {
-      if (m->mesh_polyvertnum[i] > PXV_MCC_MAX) {
-        return PX_FAIL(st, PX_ERR_UNSUPPORTED,
-                       "pxv_collision: a mesh polygon of %d vertices; the GPU's polygon "
-                       "multi-contact holds %d",
-                       m->mesh_polyvertnum[i], PXV_MCC_MAX);
-      }
-    }
-    for (int i = 0; i < m->nmeshvert; i++) {
-      if (m->mesh_polymapnum[i] > PXV_MCC_MAX) {
-        return PX_FAIL(st, PX_ERR_UNSUPPORTED,
-                       "pxv_collision: a mesh vertex on %d polygons; the GPU's polygon "
-                       "multi-contact holds %d",
-                       m->mesh_polymapnum[i], PXV_MCC_MAX);
-      }
-    }
+    pxtStatus code = convexCheck(ctx, m, "pxv_collision",
+                                 present[1] ? "convex (GJK/EPA) pairs" : "height-field pairs", st);
+    if (code != PX_OK) return code;
   }
-  int nfam = present[0] + present[1] + present[2];
-  long nchunk = (npairmax + PXV_COLCHUNK - 1) / PXV_COLCHUNK;
-  // one family: one dispatch per chunk; else every family PXV_COLCHUNK times per chunk
-  long reps = nfam > 1 ? PXV_COLCHUNK : 1;
-  long nop = 1 + nchunk * reps * nfam;
+  long nop = 1 + narrowOps(m, present);
   if (nop > 1000000) {
     return PX_FAIL(st, PX_ERR_UNSUPPORTED, "pxv_collision: %ld geom pairs need too many dispatches",
                    npairmax);
@@ -1293,13 +1303,7 @@ pxtStatus pxv_collision(pxvContext* ctx, const pxModel* m, pxWorlds* w, int prec
   if (!ops) return PX_FAIL(st, PX_ERR_NOMEM, "pxv_collision: out of memory");
   int k = 0;
   ops[k++] = (dispatchOp){PXV_PHASE_COLPAIRS, 0};
-  for (long c = 0; c < nchunk; c++) {
-    for (long r = 0; r < reps; r++) {
-      if (present[0]) ops[k++] = (dispatchOp){PXV_PHASE_COLPRIM, (int)c};
-      if (present[1]) ops[k++] = (dispatchOp){PXV_PHASE_COLCONVEX, (int)c};
-      if (present[2]) ops[k++] = (dispatchOp){PXV_PHASE_COLHFIELD, (int)c};
-    }
-  }
+  k = addNarrow(m, present, ops, k);
   pxtStatus code = runPhase(ctx, m, w, precision64, lanes, ops, k, 1, "pxv_collision", st);
   free(ops);
   if (code) return code;

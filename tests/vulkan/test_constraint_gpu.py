@@ -2,7 +2,7 @@
 """The constraint stage on the Vulkan executor against the CPU executor.
 
 `Vulkan.forward` and `Vulkan.step` of models with constraint rows run collision (the pair list and
-the primitive narrow phase), the rows (shaders/constraint.comp: csrc/kern/constraint.h, islands,
+the narrow phase of the pair families present: primitive, convex, height field), the rows (shaders/constraint.comp: csrc/kern/constraint.h, islands,
 projection, reference acceleration) and the model's solver (shaders/solprimal.comp: Newton, CG;
 shaders/soldual.comp: PGS, noslip) between the smooth pass and the sensors, the sequence of
 px_forward (csrc/engine/forward.c). From identical states (random joint positions, velocities,
@@ -27,6 +27,8 @@ import pytest
 
 import phalanx
 from tests.conftest import shared_model
+from tests.vulkan.test_collision_gpu import (CCD_TYPES, HFIELD, MIXED, allow_convex, cpu_device,
+                                             random_poses)
 from tests.vulkan.test_step import INPUTS, assert_same, random_batch, rel, same_bits
 
 pytestmark = pytest.mark.gpu
@@ -170,6 +172,54 @@ def test_gymnasium_fp64(vk, name, solver):
     check_step(vk, model, 3, 24, 2)
 
 
+# the convex (GJK/EPA, polygon multi-contact) and height-field narrow-phase families in the
+# forward pass: Gymnasium's pusher (capsule-cylinder pairs) and the collision tests' scenes
+CONVEX = {
+    "pusher_v5": (lambda: load(gym("pusher_v5.xml")), None),
+    "mixed": (lambda: phalanx.Model.from_xml_string(MIXED), 0.15),
+    "hfield": (lambda: phalanx.Model.from_xml_string(HFIELD), 0.08),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(CONVEX))
+def test_convex_contacts_fp64(vk, monkeypatch, name):
+    """Forward and 2 steps with contacts of the convex and height-field families (their
+    narrow-phase entry points dispatched in pair order with the primitive one, as
+    Vulkan.collision does): every array and row bit for bit. The scenes' free bodies start at
+    random poses near their reference (so that they touch), with a tenth of random_batch's
+    velocities and forces."""
+    allow_convex(vk, monkeypatch)
+    make, spread = CONVEX[name]
+    model = make()
+    nworld = 3
+    rng = np.random.default_rng(27)
+    q, inputs = random_batch(model, nworld, rng)
+    if spread is not None:
+        q = random_poses(model, nworld, rng, spread)
+        for k in ("qvel", "qfrc_applied", "xfrc_applied"):
+            inputs[k] = inputs[k] * 0.1
+    convex = 0
+    for w in range(nworld):
+        data = cpu_world(model, q, inputs, w)
+        phalanx.forward(model, data)
+        types = model.geom_type[np.asarray(data.contact["geom"]).reshape(-1, 2)]
+        convex += int(np.sum(np.any(np.isin(types, list(CCD_TYPES)), axis=1)))
+    assert convex > 0, "no contact of a convex-family geom: nothing compared"
+    out = vk.forward(model, q, **inputs)
+    for w in range(nworld):
+        data = cpu_world(model, q, inputs, w)
+        phalanx.forward(model, data)
+        assert_constraints(out, data, w, f"{name} forward, world {w}")
+    out = vk.step(model, q, nstep=2, **inputs)
+    for w in range(nworld):
+        data = cpu_world(model, q, inputs, w)
+        for _ in range(2):
+            phalanx.step(model, data)
+        assert_constraints(out, data, w, f"{name} 2 steps, world {w}")
+    assert vk.validation_messages == 0
+
+
 @pytest.mark.slow
 def test_lanes_fp64(vk):
     """Several lanes in the smooth and collision passes (the constraint stage runs on one)."""
@@ -256,9 +306,10 @@ def test_solve_dispatches(vk, monkeypatch):
     assert vk.validation_messages == 0
 
 
-def test_refusals(vk):
-    """Contacts the GPU's forward pass does not collide yet are refused by name, before any GPU
-    work (the sensors that read constraint rows run on the GPU: test_sensors_full_gpu.py)."""
+def test_refusals(vk, monkeypatch):
+    """What the GPU's forward pass does not run is refused by name, before any GPU work: on a
+    CPU Vulkan device, contacts of the convex family unless PX_GPU_CONVEX=1 (their pipeline's
+    cold compile takes minutes there; test_convex_contacts_fp64 runs them)."""
     xml = """<mujoco><worldbody><geom type="plane" size="5 5 .1"/>
       <body pos="0 0 1"><freejoint/><geom type="ellipsoid" size=".1 .2 .3"/></body>
       <body pos="0 0 2"><freejoint/><geom type="ellipsoid" size=".1 .2 .3"/></body>
@@ -266,7 +317,8 @@ def test_refusals(vk):
     model = phalanx.Model.from_xml_string(xml)
     q = np.tile(model.qpos0, (2, 1))
     v = np.zeros((2, model.nv))
-    with pytest.raises(NotImplementedError, match="convex"):
-        vk.forward(model, q, v)
-    with pytest.raises(NotImplementedError, match="convex"):
-        vk.step(model, q, v)
+    if cpu_device(vk):
+        monkeypatch.delenv("PX_GPU_CONVEX", raising=False)
+        for run in (vk.forward, vk.step):
+            with pytest.raises(NotImplementedError, match="convex .*PX_GPU_CONVEX=1"):
+                run(model, q, v)

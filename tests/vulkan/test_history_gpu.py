@@ -4,8 +4,9 @@ against the CPU executor.
 
 The buffers are kernel-dialect code (csrc/kern/history.h, sensor_history.h) that both executors
 run: the delayed controls in the actuation stage, the sensors read from their buffers in the
-sensor stages, the buffers of a world reset, and mj_advance's history update (shaders/sensor.comp
-mode 4, before the integrator). From identical states, several worlds per batch, several steps
+sensor stages, the buffers of a world reset, and mj_advance's history update (the sensor entry
+point's mode 4, before the integrator's advance; with RK4 between the restore of the initial
+state and the advance, shaders/rk4.comp modes 4 and 5). From identical states, several worlds per batch, several steps
 (so that the delayed controls and sensors read samples the GPU wrote): every data array, Data's
 history included, bit for bit in fp64; fp32 sensordata and history within FP32_TOL of the fp64
 CPU. The CPU's buffers are MuJoCo's (tests/compat/test_history.py), so this ties the GPU's to
@@ -50,9 +51,11 @@ ENBL_ENERGY = int(mujoco.mjtEnableBit.mjENBL_ENERGY)
 FP32_TOL = 1e-4
 
 # (model, integrator, energy flag) of the fast suite; the slow one adds the rest
-FAST = [("delay", EULER, False), ("history_energy", IMPLICITFAST, True)]
+FAST = [("delay", EULER, False), ("history_energy", IMPLICITFAST, True),
+        ("history_energy", RK4, False)]
 SLOW = [("delay", IMPLICIT, True), ("history_all", EULER, False),
-        ("history_all", IMPLICITFAST, True), ("history_energy", EULER, False)]
+        ("history_all", IMPLICITFAST, True), ("history_energy", EULER, False),
+        ("delay", RK4, True), ("history_all", RK4, False), ("history_energy", RK4, True)]
 
 
 @pytest.fixture(scope="module")
@@ -62,12 +65,12 @@ def vk():
     return phalanx.Vulkan(validation=2)
 
 
-def load(name, integrator, energy):
+def load(name, integrator, energy, disable=0):
     with open(MODELS[name]) as f:
         xml = REMOVED_RE.sub("", f.read())
     model = phalanx.Model.from_xml_string(xml)
     assert model.nhistory > 0
-    model.opt.disableflags = model.opt.disableflags | DSBL_CONSTRAINT
+    model.opt.disableflags = model.opt.disableflags | DSBL_CONSTRAINT | disable
     model.opt.integrator = integrator
     if energy:
         model.opt.enableflags = model.opt.enableflags | ENBL_ENERGY
@@ -176,17 +179,14 @@ def test_fp32_close(vk):
     assert vk.validation_messages == 0
 
 
-def test_refusals(vk):
-    """What the GPU does not run with history buffers is an error naming it, before any GPU
-    work: RK4 (its history update falls inside the GPU's final RK4 dispatch), and sensor buffers
-    with sensors disabled."""
-    model = load("delay", RK4, False)
-    q = np.tile(model.qpos0, (2, 1))
-    v = np.zeros((2, model.nv))
-    with pytest.raises(NotImplementedError, match="history buffers .* with the RK4 integrator"):
-        vk.step(model, q, v)
-    vk.forward(model, q, v)  # forward reads the buffers: RK4 does not matter
-    model = load("delay", EULER, False)
-    model.opt.disableflags = model.opt.disableflags | DSBL_SENSOR
-    with pytest.raises(NotImplementedError, match="sensor history buffer with sensors disabled"):
-        vk.step(model, q, v)
+@pytest.mark.parametrize("case", FAST, ids=[case_id(c) for c in FAST])
+def test_sensors_disabled_fp64_bitwise(vk, case):
+    """With the sensor flag off the forward passes compute no sensors, but the history update
+    still takes samples of the sensors with a buffer (the delayed ones computed again at the
+    current state, with the lazy quantities they need): the same bits as the CPU, whose
+    buffers tests/compat/test_history.py compares with MuJoCo's in this mode."""
+    if not vk.fp64:
+        pytest.skip(f"{vk.device} has no shaderFloat64")
+    model = load(*case, disable=DSBL_SENSOR)
+    check(vk, model, 3, 12, 35)
+    assert vk.validation_messages == 0

@@ -261,18 +261,6 @@ def test_fp32_close(vk, full):
     assert vk.validation_messages == 0
 
 
-def test_refusals(vk):
-    """What phalanx cannot run is an error naming it, before any GPU work."""
-    # (the constraint stage runs on the GPU: its refusals are in test_constraint_gpu.py)
-    # actuator and sensor history buffers run on the GPU, except with RK4 (test_history_gpu.py)
-    model = load(shared_model("mujoco", "test", "testdata", "delay.xml"), RK4)
-    assert model.nhistory > 0
-    q = np.tile(model.qpos0, (2, 1))
-    v = np.zeros((2, model.nv))
-    with pytest.raises(NotImplementedError, match="history buffers .* RK4"):
-        vk.step(model, q, v)
-
-
 def test_bad_arguments(vk):
     model = load(shared_model("gymnasium", "ant.xml"), EULER)
     q = np.tile(model.qpos0, (2, 1))

@@ -6,8 +6,9 @@ Models like tests/compat/models/tactile_shapes.xml, cut to what the GPU's forwar
 one free probe (a ball with wedge taxels, and a welded pad with plate taxels, under refquat and a
 negative scale in every other model) sinking into a sphere, a box, a capsule or the plane, plus a
 ball carrying the frameless inline mesh `lumpy` (channel 0 only) on the plane; the cylinder has a
-model of its own with ball probes only (a box against a cylinder is a convex-family pair, which
-the GPU's forward pass refuses, as it refuses ellipsoids). Worlds are states along MuJoCo's own
+model of its own with ball probes only (a box against a cylinder is a convex-family pair, whose
+pipeline lavapipe compiles only with PX_TEST_GPU_CONVEX=1); test_tactile_shapes_fp64_bitwise
+runs tactile_shapes.xml itself, convex-family contacts included. Worlds are states along MuJoCo's own
 trajectory under random applied forces (so the probes press in and slide). From identical
 states, `Vulkan.forward` must equal `phalanx.forward` and `Vulkan.step(nstep=...)` repeated
 `phalanx.step`, every data array bit for bit in fp64 (tests/vulkan/test_step.py's assert_same),
@@ -28,6 +29,7 @@ import numpy as np
 import pytest
 
 import phalanx
+from tests.vulkan.test_collision_gpu import allow_convex
 from tests.vulkan.test_constraint_gpu import run_worlds
 from tests.vulkan.test_step import assert_same, same_bits
 
@@ -163,6 +165,40 @@ def test_tactile_fp64_bitwise(vk, target, other):
             phalanx.step(model, data)
         assert_same(out, data, i, f"{target}: {nstep} steps, world {w}")
         assert same_bits(out["time"][i], np.float64(data.time)), f"time of world {w}"
+    assert vk.validation_messages == 0
+
+
+SHAPES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "compat", "models",
+                      "tactile_shapes.xml")
+
+
+@pytest.mark.slow
+def test_tactile_shapes_fp64_bitwise(vk, monkeypatch):
+    """tests/compat/models/tactile_shapes.xml itself: seven probes on a sphere, box, capsule,
+    cylinder, ellipsoid, mesh and the plane, whose contacts need the convex narrow-phase family
+    in the GPU's forward pass (on lavapipe only with PX_TEST_GPU_CONVEX=1): forward and 3 steps
+    bit for bit, at 3 states of MuJoCo's trajectory."""
+    if not vk.fp64:
+        pytest.skip(f"{vk.device} has no shaderFloat64")
+    allow_convex(vk, monkeypatch)
+    with open(SHAPES) as f:
+        xml = f.read()
+    ref, q, inputs = mujoco_states(xml, 3, seed=7)
+    model = phalanx.Model.from_xml_string(xml)
+    read = np.zeros(3, dtype=int)
+    out = vk.forward(model, q, **inputs)
+    for w in range(q.shape[0]):
+        data = cpu_world(model, q, inputs, w)
+        phalanx.forward(model, data)
+        assert_same(out, data, w, f"tactile_shapes: forward, world {w}")
+        read += channels_read(model, data.sensordata)
+    assert (read > 0).all(), f"tactile_shapes: a channel never read: {read}"
+    out = vk.step(model, q, nstep=3, **inputs)
+    for w in range(q.shape[0]):
+        data = cpu_world(model, q, inputs, w)
+        for _ in range(3):
+            phalanx.step(model, data)
+        assert_same(out, data, w, f"tactile_shapes: 3 steps, world {w}")
     assert vk.validation_messages == 0
 
 

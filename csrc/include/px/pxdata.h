@@ -446,7 +446,8 @@ pxtStatus px_sensorCheck(const pxModel* m, pxStatus* st);
 pxtStatus px_sensorCheckGPU(const pxModel* m, pxStatus* st);
 // 1 if the GPU's sensor pass needs the constraint blocks (shaders/sensorfull.comp: the sensors
 // that read constraint rows or contacts, camera rangefinders, mj_rnePostConstraint with
-// constraint forces), 0 if shaders/sensor.comp computes the model's sensors
+// constraint forces), 0 if shaders/sensor.comp computes the model's sensors (with sensors
+// disabled: the sensors with a history buffer, which the history update computes)
 int px_sensorFullGPU(const pxModel* m);
 void px_sensors(const pxModel* m, pxData* d, double ke_in);
 
