@@ -1356,7 +1356,7 @@ PX_FN void pxk_svNewtonPoint(PX_MDC int nefc, int ne, int nf, PX_IN(PX_REAL, p, 
 // bracket point p moved to the candidate (rows of cand) that improves it, its Newton point
 // into pn; returns 0 when no candidate did (updateBracket)
 PX_FN int pxk_svBracket(PX_MDC int nefc, int ne, int nf, PX_INOUT(PX_REAL, p, 4),
-                        PX_IN(PX_REAL, cand, 12), PX_OUT(PX_REAL, pn, 4), PX_IN(PX_REAL, qg, 3)) {
+                        PX_IN(PX_REAL, cand, 12), PX_INOUT(PX_REAL, pn, 4), PX_IN(PX_REAL, qg, 3)) {
   int flag = 0;
   for (int i = 0; i < 3; i++) {
     PXR cd = cand[4 * i + PXK_LS_D0];
@@ -2119,16 +2119,19 @@ PX_FN PX_REAL pxk_pgElliptic(PX_MDC int c, int i) {
   for (int z_ = 0; z_ < 5; z_++) bc[z_] = PX_R(0.0);
   int n = dim - 1;
   for (int j = 0; j < n; j++) {
-    bc[j] = res[1 + j];
     for (int k = 0; k < n; k++) ac[j * n + k] = ath[(j + 1) * dim + 1 + k];
   }
+  // each bc[j] stored once, from locals (the same operations as storing res[1 + j] and updating
+  // it in place twice): in that form the GPU build on lavapipe (glslc -O, Mesa 22.3.6) stored
+  // the j = 0 result into bc[1] and left bc[0] at res[1], a miscompile not located further
   for (int j = 0; j < n; j++) {
     PXR dt = PX_ZERO;
     PXK_DOT_BODY(dt, PXK_AL, ac, j * n, PXK_AL, old, 1, n)
-    bc[j] = bc[j] - dt;
+    PXR b0 = res[1 + j] - dt;
     PXR dn = PXK_E(efc_force, i) - old[0];
     PXR t = ath[(j + 1) * dim] * dn;
-    bc[j] = bc[j] + t;
+    PXR b1 = b0 + t;
+    bc[j] = b1;
   }
   if (PXK_E(efc_force, i) < PXK_MINVAL) {
     for (int j = 1; j < dim; j++) PXK_E(efc_force, i + j) = PX_R(0.0);

@@ -1120,15 +1120,6 @@ static pxtStatus constraintCheckGPU(const pxvContext* ctx, const pxModel* m, con
         ctx, m, fn, present[1] ? "convex (GJK/EPA) contacts" : "height-field contacts", st);
     if (code != PX_OK) return code;
   }
-  // elliptic cones: forward matched the CPU bit for bit, but after two Newton steps a world's
-  // qpos differed by 3e-3 (tests/vulkan/test_sensors_full_gpu.py::test_rows_fp64[elliptic]);
-  // refused until found, never silently different physics
-  if (m->opt.cone == PX_CONE_ELLIPTIC) {
-    return PX_FAIL(st, PX_ERR_UNSUPPORTED,
-                   "%s: elliptic friction cones with contacts are not supported by the GPU yet "
-                   "(its steps differ from the CPU's; the CPU runs them; or use cone pyramidal)",
-                   fn);
-  }
   return PX_OK;
 }
 

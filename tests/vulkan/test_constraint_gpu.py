@@ -322,10 +322,3 @@ def test_refusals(vk, monkeypatch):
         for run in (vk.forward, vk.step):
             with pytest.raises(NotImplementedError, match="convex .*PX_GPU_CONVEX=1"):
                 run(model, q, v)
-    # elliptic cones (test_sensors_full_gpu.py::test_rows_fp64 finds the GPU's steps off)
-    xml = xml.replace('type="ellipsoid" size=".1 .2 .3"', 'type="sphere" size=".1"')
-    model = phalanx.Model.from_xml_string(xml)
-    model.opt.cone = int(mujoco.mjtCone.mjCONE_ELLIPTIC)
-    for run in (vk.forward, vk.step):
-        with pytest.raises(NotImplementedError, match="elliptic friction cones"):
-            run(model, q, v)

@@ -239,18 +239,18 @@ def check_rows(vk, model, nworld, seed, nstep):
 
 # a cold lavapipe cache compiles the collision, rows and primal-solver pipelines: many minutes
 @pytest.mark.slow
-@pytest.mark.parametrize("cone", ["pyramidal", "elliptic"])
+@pytest.mark.parametrize("cone", ["pyramidal", "elliptic", "elliptic-cg", "elliptic-pgs-noslip"])
 def test_rows_fp64(vk, cone):
-    """Touch, contact, limit and rnePostConstraint sensors with contacts and limits (Newton),
-    forward and 2 steps, pyramidal and elliptic cones (mj_contactForce's two decodings)."""
-    model = rows_model(ELLIPTIC if cone == "elliptic" else None)
-    if cone == "elliptic":
-        # forward matched bit for bit, but after 2 Newton steps world 1's qpos was off by 3.1e-3
-        # (the constraint stage, with sensors on or off): refused until found
-        q = np.tile(model.qpos0, (2, 1))
-        with pytest.raises(NotImplementedError, match="elliptic friction cones"):
-            vk.step(model, q, np.zeros((2, model.nv)))
-        return
+    """Touch, contact, limit and rnePostConstraint sensors with contacts and limits, forward and 2
+    steps, pyramidal and elliptic cones (mj_contactForce's two decodings): Newton, and with
+    elliptic cones CG (the cone's line search reaches pxk_svBracket's bracketing) and PGS with
+    noslip (the QCQP friction update of pxk_pgElliptic and of noslip)."""
+    model = rows_model(None if cone == "pyramidal" else ELLIPTIC)
+    if cone == "elliptic-cg":
+        model.opt.solver = int(mujoco.mjtSolver.mjSOL_CG)
+    if cone == "elliptic-pgs-noslip":
+        model.opt.solver = int(mujoco.mjtSolver.mjSOL_PGS)
+        model.opt.noslip_iterations = 10
     check_rows(vk, model, 3, 32, 2)
 
 
