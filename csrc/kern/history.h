@@ -24,8 +24,17 @@
 
 #include "kern/libm.h"
 
-// mjMINVAL: samples closer than this in time are the same sample
+// mjMINVAL: samples closer than this in time are the same sample. In single precision 1e-15 is
+// below the resolution of the times (an ulp of 0.1 is 7.5e-9), so a read at a sample's time
+// (a delay that is a multiple of the timestep: t - delay computed from the accumulated time)
+// would miss that sample by a rounding and hold the one before (zero-order hold: the control or
+// reading one step old); the fp32 twin, 1e-6 (8.4 ulps of 1.0), finds it, as 1e-15 does in double,
+// while the accumulated time is within a few of its roundings of the sample's (times of order 1)
+#ifdef PX_FP32
+#define PXK_HIST_MINVAL PX_R(1E-6)
+#else
 #define PXK_HIST_MINVAL PX_R(1E-15)
+#endif
 
 // the clock the history reads: the world's time (the GPU's per-world time array)
 #ifdef PX_KERN_GLSL

@@ -47,8 +47,9 @@ DSBL_SENSOR = int(mujoco.mjtDisableBit.mjDSBL_SENSOR)
 ENBL_ENERGY = int(mujoco.mjtEnableBit.mjENBL_ENERGY)
 
 # fp32 against the fp64 CPU, per sensor and for the whole history array:
-# ||gpu32 - cpu64|| / max(||cpu64||, 1); a bound not yet measured on a device (slow test)
-FP32_TOL = 1e-4
+# ||gpu32 - cpu64|| / max(||cpu64||, 1); measured on lavapipe (test_fp32_close): worst 1.01e-6 at
+# history_all-implicitfast-energy world 0 sensor 6 (force_int, interval and delay); bound 1e-5
+FP32_TOL = 1e-5
 
 # (model, integrator, energy flag) of the fast suite; the slow one adds the rest
 FAST = [("delay", EULER, False), ("history_energy", IMPLICITFAST, True),
@@ -152,15 +153,25 @@ def test_lanes_bitwise(vk):
 @pytest.mark.slow
 def test_fp32_close(vk):
     """fp32 sensordata (per sensor) and history (whole array) after 12 steps within FP32_TOL of
-    the fp64 CPU (not yet run on a device: the bound is a guess to be measured)."""
+    the fp64 CPU (measured on lavapipe: see FP32_TOL).
+
+    The worlds start off the interval grid (times 0.0013 + k 0.0011): an interval sensor whose
+    next sample is due exactly at a step's time (its clock k * interval equal to the accumulated
+    time, as with a start at 0 and an interval a multiple of the timestep) is a tie that each
+    precision breaks by its own last bit (`due <= time`, no tolerance in MuJoCo either), so the
+    fp32 sensor may sample one step later or earlier than the fp64 one; that is fp32's
+    resolution, not compared here. Delays that are multiples of the timestep stay: a read at a
+    sample's time finds that sample in fp32 too (csrc/kern/history.h, PXK_HIST_MINVAL)."""
     worst = (0.0, "")
+    bad = []
     for name, integrator, energy in FAST + SLOW:
         model = load(name, integrator, energy)
         q, inputs = random_batch(model, 3, np.random.default_rng(34))
         inputs["qvel"] *= 0.3
-        out = vk.step(model, q, nstep=12, precision="fp32", **inputs)
+        time = 0.0013 + 0.0011 * np.arange(3)
+        out = vk.step(model, q, nstep=12, time=time, precision="fp32", **inputs)
         for w in range(3):
-            data = cpu_world(model, q, inputs, w, 0.0)
+            data = cpu_world(model, q, inputs, w, time[w])
             for _ in range(12):
                 phalanx.step(model, data)
             errs = []
@@ -174,8 +185,10 @@ def test_fp32_close(vk):
             for err, what in errs:
                 where = f"{case_id((name, integrator, energy))} world {w} {what}"
                 worst = max(worst, (err, where))
-                assert err <= FP32_TOL, f"{where}: {err:.2g}"
+                if not err <= FP32_TOL:
+                    bad.append(f"{where}: {err:.2g}")
     print(f"\nfp32 history worst relative error {worst[0]:.3g} at {worst[1]}")
+    assert not bad, "; ".join(bad)
     assert vk.validation_messages == 0
 
 

@@ -217,22 +217,22 @@ def test_camera_rangefinder_no_rows_fp64(vk):
     assert vk.validation_messages == 0
 
 
-def check_rows(vk, model, nworld, seed, nstep):
+def check_rows(vk, model, nworld, seed, nstep, lanes=1):
     q, inputs = random_batch(model, nworld, np.random.default_rng(seed))
-    runs = run_worlds(vk, vk.forward, model, q, inputs)
+    runs = run_worlds(vk, vk.forward, model, q, inputs, lanes=lanes)
     nonzero = False
     for w, (out, i) in runs.items():
         data = cpu_world(model, q, inputs, w)
         phalanx.forward(model, data)
-        assert_constraints(out, data, i, f"forward, world {w}")
+        assert_constraints(out, data, i, f"forward, {lanes} lanes, world {w}")
         nonzero |= bool(np.any(readings(model, data, ROW_TYPES) != 0))
     assert nonzero, "every row and contact reading is zero: nothing compared"
-    runs = run_worlds(vk, vk.step, model, q, inputs, nstep=nstep)
+    runs = run_worlds(vk, vk.step, model, q, inputs, nstep=nstep, lanes=lanes)
     for w, (out, i) in runs.items():
         data = cpu_world(model, q, inputs, w)
         for _ in range(nstep):
             phalanx.step(model, data)
-        assert_constraints(out, data, i, f"{nstep} steps, world {w}")
+        assert_constraints(out, data, i, f"{nstep} steps, {lanes} lanes, world {w}")
         assert same_bits(out["time"][i], np.float64(data.time)), f"time of world {w}"
     assert vk.validation_messages == 0
 
@@ -252,6 +252,15 @@ def test_rows_fp64(vk, cone):
         model.opt.solver = int(mujoco.mjtSolver.mjSOL_PGS)
         model.opt.noslip_iterations = 10
     check_rows(vk, model, 3, 32, 2)
+
+
+@pytest.mark.slow
+def test_rows_lanes_fp64(vk):
+    """The sensorfull pass with 4 lanes per world (the narrow phase and constraint stage run on
+    one lane whatever the lanes, the forward and sensor passes on four): touch, contact, limit and
+    rnePostConstraint sensors with contacts and limits, forward and 2 steps, bit-equal (passed on
+    lavapipe: 14m13s with the 4-lane pipelines built cold, GALLIVM_PERF=nopt)."""
+    check_rows(vk, rows_model(), 2, 35, 2, lanes=4)
 
 
 # MuJoCo's contact sensor test models (primitive collision)
@@ -312,6 +321,14 @@ def test_fp32_camera_close(vk):
 @pytest.mark.slow
 def test_fp32_rows_close(vk):
     """fp32 row and contact sensors after a forward pass with contacts and limits, in the worlds
-    whose fp32 contact and row counts match the CPU's: per sensor within FP32_TOL (not measured
-    yet: a cold lavapipe compiles the fp32 collision and constraint pipelines for many minutes)."""
+    whose fp32 contact and row counts match the CPU's: per sensor within FP32_TOL.
+
+    FAILS on lavapipe (run once, 11m07s with its fp32 pipelines built cold): world 1's touch
+    sensor reads 98024 against the CPU's 1352 (relative 72). Not a sensor defect: the fp32
+    constraint solve itself is off in worlds 1 and 2 (qacc relative error 0.996 and 0.743; the
+    rows, contacts, efc_D, efc_aref and qacc_smooth agree to fp32 rounding; world 1's Newton
+    solve reports 0 iterations against the CPU's 3), the same with the sensor flag disabled and
+    with islands disabled, while fp64 is bit-equal and world 0 is within 3.2e-7 (the Hessian's
+    condition number is below 2.2e4 in every world). Open in docs/gpu_executor.md; the bound is
+    not loosened."""
     fp32_worst(vk, "rows", rows_model(), 34)
