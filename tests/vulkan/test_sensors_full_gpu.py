@@ -323,12 +323,8 @@ def test_fp32_rows_close(vk):
     """fp32 row and contact sensors after a forward pass with contacts and limits, in the worlds
     whose fp32 contact and row counts match the CPU's: per sensor within FP32_TOL.
 
-    FAILS on lavapipe (run once, 11m07s with its fp32 pipelines built cold): world 1's touch
-    sensor reads 98024 against the CPU's 1352 (relative 72). Not a sensor defect: the fp32
-    constraint solve itself is off in worlds 1 and 2 (qacc relative error 0.996 and 0.743; the
-    rows, contacts, efc_D, efc_aref and qacc_smooth agree to fp32 rounding; world 1's Newton
-    solve reports 0 iterations against the CPU's 3), the same with the sensor flag disabled and
-    with islands disabled, while fp64 is bit-equal and world 0 is within 3.2e-7 (the Hessian's
-    condition number is below 2.2e4 in every world). Open in docs/gpu_executor.md; the bound is
-    not loosened."""
+    Measured on lavapipe: worst 1.11e-4 (world 2, a force sensor), 3 worlds compared (14m37s
+    with its fp32 pipelines built cold). Before the pxk_svBracket fix (docs/gpu_executor.md,
+    "Elliptic cones": an out array copied back undefined) this failed: the fp32 Newton solve of
+    world 1 stopped at 0 iterations and its touch sensor read 98024 against the CPU's 1352."""
     fp32_worst(vk, "rows", rows_model(), 34)
