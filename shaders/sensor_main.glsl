@@ -29,7 +29,7 @@
 //   mode 4: mj_advance's history update before the integrator (csrc/kern/history.h,
 //           sensor_history.h): the control buffers, then the sensor buffers, the delayed sensors
 //           computed again at the current state; dispatched only for models with history
-//           buffers (Euler and the implicit integrators)
+//           buffers (with RK4 between shaders/rk4.comp's modes 4 and 5)
 // With PXL_SN_FULL, on a device that stops long loops (lavapipe's loop limiter: 65535 loop
 // iterations per invocation) the world is flagged (2 in efc_n's PX_EFC_NTRUNC) and the executor
 // reports it.
