@@ -1285,7 +1285,8 @@ pxtStatus pxv_collision(pxvContext* ctx, const pxModel* m, pxWorlds* w, int prec
     return st->code;
   }
   // the families of the pairs the driver may visit (the explicit pairs and the geom pairs of
-  // every body pair), so that absent ones are neither compiled nor dispatched
+  // every body pair that pass the contype/conaffinity filter), so that absent ones are neither
+  // compiled nor dispatched
   int present[3];
   long npairmax = px_colPairCapacity(m);
   colFamilies(m, present);
