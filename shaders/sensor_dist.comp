@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Sensor entry point: also the geom distance sensors with GJK/EPA and height fields
+// Sensor entry point: the geom distance sensors alone, with GJK/EPA and height fields
 // (shaders/sensor_main.glsl).
 #version 460
-#define PXL_SN_FULL 1
+#define PXL_SN_FULL 0
 #define PXL_SN_DIST 2
 #include "sensor_main.glsl"

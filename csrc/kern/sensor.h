@@ -25,7 +25,10 @@
 //           constraint rows and contacts (PXK_SN_EFC)
 //   writes: d->sensordata
 // Sensors are independent: lane-strided, except the geom distance sensors, which use the
-// world's collision scratch and run on lane 0 in sensor order.
+// world's collision scratch and run on lane 0 in sensor order. A GPU entry point may leave them
+// out (PXK_SN_NOGEOMDIST: neither computed nor cut off here, nor sampled by the history update)
+// and compute them in a pass of their own (pxk_sensorsGeomDist, csrc/kern/sensor_history.h):
+// the narrow-phase routines they call are inlined once per call site, so they get one.
 #ifndef PX_KERN_SENSOR_H_
 #define PX_KERN_SENSOR_H_
 
@@ -472,7 +475,9 @@ PX_FN void pxk_snPos(PX_MDC int i, PX_REAL time) {
 #define PXK_SN_ONE(i, fn) PXK_SN_COMPUTE(i, fn)
 #endif
 
-// 1 for the geom distance sensors (run on lane 0: they share the collision scratch)
+// 1 for the geom distance sensors (run on lane 0: they share the collision scratch; where
+// PXK_SN_NOGEOMDIST leaves them out, a pass of their own computes them: pxk_sensorsGeomDist of
+// csrc/kern/sensor_history.h)
 PX_FN int pxk_snSerial(PX_MDC int i) {
   int t = M(sensor_type, i);
   return (t == PX_SENS_GEOMDIST || t == PX_SENS_GEOMNORMAL || t == PX_SENS_GEOMFROMTO) ? 1 : 0;
@@ -485,12 +490,14 @@ PX_FN void pxk_sensorPos(PX_MDC PX_REAL time) {
     if (M(sensor_needstage, i) != PX_STAGE_POS || pxk_snSerial(PX_MDARGC i) == 1) continue;
     PXK_SN_ONE(i, pxk_snPos(PX_MDARGC i, time));
   }
+#ifndef PXK_SN_NOGEOMDIST
   if (PX_LANE == 0) {
     for (int i = 0; i < MS(nsensor); i++) {
       if (M(sensor_needstage, i) != PX_STAGE_POS || pxk_snSerial(PX_MDARGC i) == 0) continue;
       PXK_SN_ONE(i, pxk_snPos(PX_MDARGC i, time));
     }
   }
+#endif
   PX_SYNC();
 }
 

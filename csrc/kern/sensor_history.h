@@ -65,17 +65,21 @@ PX_FN int pxk_histForwardLazy(PX_MD) {
   return lazy;
 }
 
-// sensor i computed at the current state into the dim numbers of Data's history at v: the
-// stage functions write sensordata, so the sample and the sensor's sensordata trade places
-// around the computation (what the sample held is what the sensor finds, as in MuJoCo)
-PX_FN void pxk_histSensorCompute(PX_MDC int i, int v) {
-  int dim = M(sensor_dim, i);
+// sensor i's sensordata and the dim numbers of Data's history at v trade places
+PX_FN void pxk_histSwap(PX_MDC int i, int v) {
   int sa = M(sensor_adr, i);
-  for (int k = 0; k < dim; k++) {
+  for (int k = 0; k < M(sensor_dim, i); k++) {
     PXR tmp = D(sensordata, sa + k);
     D(sensordata, sa + k) = D(history, v + k);
     D(history, v + k) = tmp;
   }
+}
+
+// sensor i computed at the current state into the dim numbers of Data's history at v: the
+// stage functions write sensordata, so the sample and the sensor's sensordata trade places
+// around the computation (what the sample held is what the sensor finds, as in MuJoCo)
+PX_FN void pxk_histSensorCompute(PX_MDC int i, int v) {
+  pxk_histSwap(PX_MDARGC i, v);
   int stage = M(sensor_needstage, i);
   if (stage == PX_STAGE_POS) {
     pxk_snPos(PX_MDARGC i, PXK_TIME);
@@ -85,15 +89,26 @@ PX_FN void pxk_histSensorCompute(PX_MDC int i, int v) {
     pxk_snAcc(PX_MDARGC i);
   }
   pxk_snCutoff(PX_MDARGC i);
-  for (int k = 0; k < dim; k++) {
-    PXR tmp = D(sensordata, sa + k);
-    D(sensordata, sa + k) = D(history, v + k);
-    D(history, v + k) = tmp;
+  pxk_histSwap(PX_MDARGC i, v);
+}
+
+// the sample sensor i takes now, if it is due: its interval clock moved, a slot inserted at the
+// current time; the slot's address in Data's history, or -1 when the sensor takes none
+PX_FN int pxk_histSensorSlot(PX_MDC int i) {
+  int n = M(sensor_history, 2 * i);
+  if (n <= 0 || pxk_histSensorDue(PX_MDARGC i) == 0) return -1;
+  int adr = M(sensor_historyadr, i);
+  PXR interval = M(sensor_interval, 2 * i);
+  if (interval > PX_R(0.0)) {
+    PXR clock = D(history, adr) + interval;
+    D(history, adr) = clock;
   }
+  return pxk_histInsert(PX_MDARGC adr, n, M(sensor_dim, i), PXK_TIME);
 }
 
 // the sensor history update; lazy: the lazy flags of the last forward pass. Returns the flags
-// after it (lazy and what it computed). Every lane calls it.
+// after it (lazy and what it computed). Every lane calls it. Where PXK_SN_NOGEOMDIST leaves the
+// geom distance sensors out, their samples are pxk_sensorsGeomDist's.
 PX_FN int pxk_histAdvanceSensors(PX_MDC int lazy) {
   if (MS(nhistory) == 0) return lazy;
   int want = pxk_histSensorWants(PX_MDARG);
@@ -107,27 +122,57 @@ PX_FN int pxk_histAdvanceSensors(PX_MDC int lazy) {
   if ((need & PXK_HIST_ENERGYVEL) != 0) pxk_energyVel(PX_MDARG);
   PX_SYNC();
   if (PX_LANE == 0) {
-    PXR now = PXK_TIME;
     for (int i = 0; i < MS(nsensor); i++) {
-      int n = M(sensor_history, 2 * i);
-      if (n <= 0 || pxk_histSensorDue(PX_MDARGC i) == 0) continue;
-      int dim = M(sensor_dim, i);
-      int adr = M(sensor_historyadr, i);
-      PXR interval = M(sensor_interval, 2 * i);
-      if (interval > PX_R(0.0)) {
-        PXR clock = D(history, adr) + interval;
-        D(history, adr) = clock;
-      }
-      int v = pxk_histInsert(PX_MDARGC adr, n, dim, now);
+#ifdef PXK_SN_NOGEOMDIST
+      if (pxk_snSerial(PX_MDARGC i) == 1) continue;
+#endif
+      int v = pxk_histSensorSlot(PX_MDARGC i);
+      if (v < 0) continue;
       if (M(sensor_delay, i) > PX_R(0.0)) {
         pxk_histSensorCompute(PX_MDARGC i, v);
       } else {
-        for (int k = 0; k < dim; k++) D(history, v + k) = D(sensordata, M(sensor_adr, i) + k);
+        for (int k = 0; k < M(sensor_dim, i); k++) {
+          D(history, v + k) = D(sensordata, M(sensor_adr, i) + k);
+        }
       }
     }
   }
   PX_SYNC();
   return lazy | want;
 }
+
+#ifndef PXK_SN_NOGEOMDIST
+// the geom distance sensors alone, in sensor order on lane 0, with one call of the distance
+// query (a GPU entry point of their own, shaders/sensor_dist*.comp, dispatched after the sensor
+// pass that leaves them out, PXK_SN_NOGEOMDIST): hist 0, the readings of a forward pass (those
+// not read from their history buffer; nothing with sensors disabled); hist 1, their samples of
+// the history update (pxk_histAdvanceSensors's, which need no lazy quantity). Every sensor is
+// independent of the others, so the split changes no result.
+PX_FN void pxk_sensorsGeomDist(PX_MDC int hist) {
+  if (PX_LANE != 0) return;
+  if (hist == 0 && (MOPT(disableflags) & PX_DSBL_SENSOR) != 0) return;
+  if (hist == 1 && MS(nhistory) == 0) return;
+  for (int i = 0; i < MS(nsensor); i++) {
+    if (pxk_snSerial(PX_MDARGC i) == 0) continue;
+    int v = -1;
+    if (hist == 1) {
+      v = pxk_histSensorSlot(PX_MDARGC i);
+      if (v < 0) continue;
+      if (!(M(sensor_delay, i) > PX_R(0.0))) {
+        for (int k = 0; k < M(sensor_dim, i); k++) {
+          D(history, v + k) = D(sensordata, M(sensor_adr, i) + k);
+        }
+        continue;
+      }
+      pxk_histSwap(PX_MDARGC i, v);
+    } else if (PXK_SN_FROMHISTORY(i)) {
+      continue;
+    }
+    pxk_snGeomDist(PX_MDARGC i, M(sensor_adr, i));
+    pxk_snCutoff(PX_MDARGC i);
+    if (v >= 0) pxk_histSwap(PX_MDARGC i, v);
+  }
+}
+#endif
 
 #endif  // PX_KERN_SENSOR_HISTORY_H_

@@ -828,10 +828,11 @@ static pxtStatus runPhase(pxvContext* ctx, const pxModel* m, pxWorlds* w, int pr
   memset(&ctx->timing, 0, sizeof(ctx->timing));
   for (int o = 0; o < nop; o++) {
     int ph = ops[o].phase;
-    // the narrow phase and the constraint stage run on one lane whatever the caller's lanes
-    // (one pipeline, not six; their stages are sequential)
+    // the narrow phase, the constraint stage and the geom distance sensors run on one lane
+    // whatever the caller's lanes (one pipeline, not six; their stages are sequential)
     int pl = (ph == PXV_PHASE_COLPRIM || ph == PXV_PHASE_COLCONVEX || ph == PXV_PHASE_COLHFIELD ||
-              ph == PXV_PHASE_CONSTRAINT || ph == PXV_PHASE_SOLPRIMAL || ph == PXV_PHASE_SOLDUAL)
+              ph == PXV_PHASE_CONSTRAINT || ph == PXV_PHASE_SOLPRIMAL || ph == PXV_PHASE_SOLDUAL ||
+              ph == PXV_PHASE_SENSORDISTPRIM || ph == PXV_PHASE_SENSORDIST)
                  ? 1
                  : lanes;
     if (!pipes[ph] && phasePipeline(ctx, ph, fp64, pl, &pipes[ph], st)) return st->code;
@@ -1074,13 +1075,27 @@ static int geomDistKind(const pxModel* m) {
 }
 
 // the entry point of the sensor dispatches (and of the history update) of this model: the
-// smallest of shaders/sensor_main.glsl's four that computes its sensors (the geom distance entry
-// points hold sensorfull.comp's sensors too)
+// smaller of shaders/sensor.comp and sensorfull.comp that computes its sensors (both leave the
+// geom distance sensors to distPhase's)
 static int sensorPhase(const pxModel* m) {
+  return px_sensorFullGPU(m) ? PXV_PHASE_SENSORFULL : PXV_PHASE_SENSOR;
+}
+
+// the entry point that computes the model's geom distance sensors after sensorPhase's (same
+// mode), or -1 if it has none to compute (geomDistKind)
+static int distPhase(const pxModel* m) {
   int kind = geomDistKind(m);
   if (kind == 2) return PXV_PHASE_SENSORDIST;
   if (kind == 1) return PXV_PHASE_SENSORDISTPRIM;
-  return px_sensorFullGPU(m) ? PXV_PHASE_SENSORFULL : PXV_PHASE_SENSOR;
+  return -1;
+}
+
+// appends the sensor dispatches of a forward pass (mode 2, 3) or of the history update (mode 4)
+static int addSensors(const pxModel* m, dispatchOp* ops, int n, int mode) {
+  ops[n++] = (dispatchOp){sensorPhase(m), mode};
+  int dph = distPhase(m);
+  if (dph >= 0) ops[n++] = (dispatchOp){dph, mode};
+  return n;
 }
 
 // what the sensor entry point with GJK/EPA needs: as pxv_collision's refusals (a CPU Vulkan
@@ -1151,7 +1166,7 @@ static int solveDispatches(const pxvContext* ctx, const pxModel* m) {
 
 // dispatches one forward pass may append (addForward), with `resume` later dispatches per solve
 static long forwardOps(const pxModel* m, const int* present, int resume) {
-  return 2 + 1 + narrowOps(m, present) + 3 + 2 * (long)resume + 1;
+  return 2 + 1 + narrowOps(m, present) + 3 + 2 * (long)resume + 2;
 }
 
 // a solve's dispatches: the first, then `resume` later ones (mode bits of solprimal/soldual.comp:
@@ -1172,8 +1187,7 @@ static int addSolve(dispatchOp* ops, int n, int phase, int mode, int resume) {
 static int addForward(const pxModel* m, const int* present, dispatchOp* ops, int n, int mode,
                       int sensors, int resume) {
   sensors = sensors && sensorsOn(m);
-  int sph = sensorPhase(m);
-  if (sensors && sensorsSaveKe(m)) ops[n++] = (dispatchOp){sph, mode};
+  if (sensors && sensorsSaveKe(m)) ops[n++] = (dispatchOp){sensorPhase(m), mode};
   ops[n++] = (dispatchOp){PXV_PHASE_FORWARD, mode};
   if (!px_constraintFree(m)) {
     if (contactsOn(m)) {
@@ -1186,7 +1200,7 @@ static int addForward(const pxModel* m, const int* present, dispatchOp* ops, int
       n = addSolve(ops, n, PXV_PHASE_SOLDUAL, mode, resume);
     }
   }
-  if (sensors) ops[n++] = (dispatchOp){sph, 2 + mode};
+  if (sensors) n = addSensors(m, ops, n, 2 + mode);
   return n;
 }
 
@@ -1243,7 +1257,7 @@ pxtStatus pxv_step(pxvContext* ctx, const pxModel* m, pxWorlds* w, int precision
   // mj_advance's history update (the sensor entry point's mode 4) runs before the advance: RK4's
   // final dispatch splits in two around it (shaders/rk4.comp modes 4 and 5)
   int resume = solveDispatches(ctx, m);
-  long cap = 2 + 5 * forwardOps(m, present, resume) + 6;
+  long cap = 2 + 5 * forwardOps(m, present, resume) + 7;
   if (cap > 1000000) {
     return PX_FAIL(st, PX_ERR_UNSUPPORTED, "pxv_step: %ld dispatches per step are too many", cap);
   }
@@ -1261,14 +1275,14 @@ pxtStatus pxv_step(pxvContext* ctx, const pxModel* m, pxWorlds* w, int precision
     }
     if (m->nhistory > 0) {
       ops[n++] = (dispatchOp){PXV_PHASE_RK4, 4};
-      ops[n++] = (dispatchOp){sensorPhase(m), 4};
+      n = addSensors(m, ops, n, 4);
       ops[n++] = (dispatchOp){PXV_PHASE_RK4, 5};
     } else {
       ops[n++] = (dispatchOp){PXV_PHASE_RK4, 3};
     }
   } else {
     // the history buffers take this step's controls and sensor samples (shaders/sensor.comp)
-    if (m->nhistory > 0) ops[n++] = (dispatchOp){sensorPhase(m), 4};
+    if (m->nhistory > 0) n = addSensors(m, ops, n, 4);
     ops[n++] = (dispatchOp){PXV_PHASE_INTEGRATE, 0};
   }
   pxtStatus code = runPhase(ctx, m, w, precision64, lanes, ops, n, nstep, "pxv_step", st);

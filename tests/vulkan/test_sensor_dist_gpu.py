@@ -250,14 +250,10 @@ CORPUS_GJK = CORPUS[1:]
 @pytest.mark.parametrize("name", CORPUS)
 def test_corpus_fp64(vk, monkeypatch, name):
     """MuJoCo's fromto test models (every sensor and pair they hold), constraints disabled:
-    forward and 2 Euler steps bit-equal to the CPU, 2 worlds near the models' poses. On lavapipe
-    the entry point with GJK/EPA (sensor_dist.comp, built at -O0 with every other sensor type)
-    did not finish compiling here: after 23 minutes of CPU with GALLIVM_PERF=nopt the process held
-    19 GB of this 24 GB machine and was stopped, so those models run on other devices only."""
+    forward and 2 Euler steps bit-equal to the CPU, 2 worlds near the models' poses (on lavapipe
+    with PX_GPU_CONVEX=1 for the GJK/EPA entry point)."""
     if not vk.fp64:
         pytest.skip(f"{vk.device} has no fp64")
-    if name in CORPUS_GJK and ("llvmpipe" in vk.device.lower() or "lavapipe" in vk.device.lower()):
-        pytest.skip("sensor_dist.comp does not compile on lavapipe within this machine's memory")
     if name in CORPUS_GJK:
         allow_convex(vk, monkeypatch)
     with open(shared_model("mujoco", "test", "engine", "testdata", "sensor", name)) as f:
