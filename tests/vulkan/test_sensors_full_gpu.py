@@ -217,8 +217,11 @@ def test_camera_rangefinder_no_rows_fp64(vk):
     assert vk.validation_messages == 0
 
 
-def check_rows(vk, model, nworld, seed, nstep, lanes=1):
-    q, inputs = random_batch(model, nworld, np.random.default_rng(seed))
+def check_rows(vk, model, nworld, seed, nstep, lanes=1, states=None):
+    """states: (q, inputs) to start from, else random_batch's."""
+    if states is None:
+        states = random_batch(model, nworld, np.random.default_rng(seed))
+    q, inputs = states
     runs = run_worlds(vk, vk.forward, model, q, inputs, lanes=lanes)
     nonzero = False
     for w, (out, i) in runs.items():
@@ -271,10 +274,25 @@ CORPUS = ["contact.xml", "contact_net.xml", "contact_sorted.xml", "contact_subtr
 @fast_subset(lambda name: False)
 @pytest.mark.parametrize("name", CORPUS)
 def test_corpus_fp64(vk, name):
-    """MuJoCo's contact sensor models (--full), RK4: forward and 2 steps."""
+    """MuJoCo's contact sensor models (--full), RK4: forward and 2 steps from 2 states of
+    MuJoCo's own trajectory (random states rarely put contact_net.xml's bodies in contact)."""
     model = phalanx.Model.from_xml_path(sensor_testdata(name))
     model.opt.integrator = RK4
-    check_rows(vk, model, 2, 33, 2)
+    check_rows(vk, model, 2, 33, 2, states=trajectory_states(sensor_testdata(name), (150, 300)))
+
+
+def trajectory_states(path, steps):
+    """(q, inputs) of the states after the given numbers of mj_step from the model's reference
+    pose (MuJoCo, unforced)."""
+    mm = mujoco.MjModel.from_xml_path(path)
+    md = mujoco.MjData(mm)
+    q, v = [], []
+    for k in range(max(steps) + 1):
+        if k in steps:
+            q.append(md.qpos.copy())
+            v.append(md.qvel.copy())
+        mujoco.mj_step(mm, md)
+    return np.array(q), {"qvel": np.array(v)}
 
 
 def sensor_errors(model, gpu, cpu):
