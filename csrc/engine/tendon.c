@@ -10,16 +10,18 @@ void px_tendon(const pxModel* m, pxData* d) {
 }
 
 pxtStatus px_transmissionSupported(const pxModel* m, pxStatus* st) {
-  // body transmission reads contacts, which phalanx does not compute yet; MuJoCo has none when
-  // contacts or constraints are disabled or only the world body exists, and then the kernel's
-  // empty row is exact
+  // body transmission (adhesion) averages the normal Jacobians of the body's contacts, which
+  // MuJoCo's mj_transmission reads after mj_makeConstraint; phalanx computes the transmission
+  // before collision and does not have that yet. MuJoCo has no contact when contacts or
+  // constraints are disabled or only the world body exists, and then the kernel's empty row is
+  // exact
   int nocontact = (m->opt.disableflags & (PX_DSBL_CONSTRAINT | PX_DSBL_CONTACT)) || m->nbody < 2;
   for (int i = 0; i < m->nu; i++) {
     int trn = m->actuator_trntype[i];
     if (trn == PX_TRN_BODY && !nocontact) {
       return PX_FAIL(st, PX_ERR_UNSUPPORTED,
-                     "body transmission (adhesion actuator %d) needs contacts, which phalanx "
-                     "does not compute yet",
+                     "body transmission (adhesion actuator %d) with contacts is not supported "
+                     "yet (its moment averages the body's contact normal Jacobians)",
                      i);
     }
     if (trn == PX_TRN_SO3) {
