@@ -14,6 +14,7 @@
 #include "kern/phase.h"
 #include "kern/post.h"
 #include "kern/smooth.h"
+#include "kern/trnbody.h"
 #include "kern/solver.h"
 #include "kern/tendon.h"
 #include "kern/tendonbias.h"
@@ -109,7 +110,8 @@ static pxtStatus smoothCheck(const pxModel* m, pxStatus* st) {
       }
     }
   }
-  pxtStatus code = px_transmissionSupported(m, st);
+  // body transmissions with contacts: forwardRun computes them after the constraint rows
+  pxtStatus code = px_transmissionForwardSupported(m, st);
   if (code != PX_OK) return code;
   return px_actuationCheck(m, st);
 }
@@ -236,6 +238,14 @@ pxtStatus px_forwardSkipChecked(const pxModel* m, pxData* d, int skipsensor, pxS
   return PX_OK;
 }
 
+// 1 when some actuator has a body transmission (adhesion)
+static int trnBodyAny(const pxModel* m) {
+  for (int i = 0; i < m->nu; i++) {
+    if (m->actuator_trntype[i] == PX_TRN_BODY) return 1;
+  }
+  return 0;
+}
+
 static pxtStatus forwardRun(const pxModel* m, pxData* d, pxStatus* st) {
   // the stage sequence the GPU forward runs too (kern/phase.h): position, energy, velocity,
   // actuation, acceleration with no constraint rows (qacc = qacc_smooth)
@@ -259,6 +269,14 @@ static pxtStatus forwardRun(const pxModel* m, pxData* d, pxStatus* st) {
   // smooth acceleration is computed again with them
   if (pxk_cnAdhesion(m, d)) pxk_fwdAcceleration(m, d);
   pxk_makeConstraint(m, d);
+  // body transmissions (adhesion actuators) read the contacts and rows (MuJoCo's mj_transmission
+  // runs after mj_makeConstraint): their moments, then what reads the moments again
+  if (trnBodyAny(m) && *d->ncon > 0) {
+    pxk_transmissionContacts(m, d);
+    pxk_tendonVelocity(m, d);
+    pxk_actuation(m, d);
+    pxk_fwdAcceleration(m, d);
+  }
   pxk_island(m, d);
   pxk_projectConstraint(m, d);
   pxk_referenceConstraint(m, d);

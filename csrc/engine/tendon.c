@@ -9,19 +9,21 @@ void px_tendon(const pxModel* m, pxData* d) {
   pxk_tendon(m, d);
 }
 
-pxtStatus px_transmissionSupported(const pxModel* m, pxStatus* st) {
+// what px_transmission cannot compute: SO3 transmissions, several outputs, and (unless bodyok)
+// body transmissions where contacts can exist
+static pxtStatus trnCheck(const pxModel* m, int bodyok, pxStatus* st) {
   // body transmission (adhesion) averages the normal Jacobians of the body's contacts, which
-  // MuJoCo's mj_transmission reads after mj_makeConstraint; phalanx computes the transmission
-  // before collision and does not have that yet. MuJoCo has no contact when contacts or
-  // constraints are disabled or only the world body exists, and then the kernel's empty row is
-  // exact
+  // MuJoCo's mj_transmission reads after mj_makeConstraint: the stage alone cannot (px_forward
+  // computes them after its constraint rows, csrc/kern/trnbody.h). MuJoCo has no contact when
+  // contacts or constraints are disabled or only the world body exists, and then the kernel's
+  // empty row is exact
   int nocontact = (m->opt.disableflags & (PX_DSBL_CONSTRAINT | PX_DSBL_CONTACT)) || m->nbody < 2;
   for (int i = 0; i < m->nu; i++) {
     int trn = m->actuator_trntype[i];
-    if (trn == PX_TRN_BODY && !nocontact) {
+    if (trn == PX_TRN_BODY && !nocontact && !bodyok) {
       return PX_FAIL(st, PX_ERR_UNSUPPORTED,
-                     "body transmission (adhesion actuator %d) with contacts is not supported "
-                     "yet (its moment averages the body's contact normal Jacobians)",
+                     "body transmission (adhesion actuator %d) with contacts is computed by "
+                     "forward only (its moment averages the body's contact normal Jacobians)",
                      i);
     }
     if (trn == PX_TRN_SO3) {
@@ -35,6 +37,14 @@ pxtStatus px_transmissionSupported(const pxModel* m, pxStatus* st) {
     }
   }
   return PX_OK;
+}
+
+pxtStatus px_transmissionSupported(const pxModel* m, pxStatus* st) {
+  return trnCheck(m, 0, st);
+}
+
+pxtStatus px_transmissionForwardSupported(const pxModel* m, pxStatus* st) {
+  return trnCheck(m, 1, st);
 }
 
 pxtStatus px_transmission(const pxModel* m, pxData* d, pxStatus* st) {

@@ -1125,11 +1125,21 @@ static void forwardFamilies(const pxModel* m, int* present) {
   if (contactsOn(m)) colFamilies(m, present);
 }
 
-// what the GPU's forward pass refuses beyond px_forwardCheck (present: forwardFamilies): the
-// convex and height-field narrow phase's limits (convexCheck)
+// what the GPU's forward pass refuses beyond px_forwardCheck (present: forwardFamilies): body
+// transmissions with contacts, the convex and height-field narrow phase's limits (convexCheck)
 static pxtStatus constraintCheckGPU(const pxvContext* ctx, const pxModel* m, const int* present,
                                     const char* fn, pxStatus* st) {
   if (!contactsOn(m)) return PX_OK;
+  // the CPU computes body transmissions after its constraint rows (csrc/kern/trnbody.h); the
+  // GPU's forward pass runs the transmission before collision only
+  for (int i = 0; i < m->nu; i++) {
+    if (m->actuator_trntype[i] == PX_TRN_BODY) {
+      return PX_FAIL(st, PX_ERR_UNSUPPORTED,
+                     "%s: body transmission (adhesion actuator %d) with contacts is not supported "
+                     "on the GPU yet (run it on the CPU)",
+                     fn, i);
+    }
+  }
   if (present[1] || present[2]) {
     pxtStatus code = convexCheck(
         ctx, m, fn, present[1] ? "convex (GJK/EPA) contacts" : "height-field contacts", st);

@@ -404,7 +404,8 @@ def test_inline_covers_wrap_inside_and_no_root():
 
 
 def test_adhesion_needs_contacts():
-    """Body transmission reads contacts: rejected while they can exist, exact when disabled."""
+    """Body transmission reads contacts: the transmission stage alone rejects it while they can
+    exist (forward computes it after its rows: test_adhesion_forward), exact when disabled."""
     path = shared_model(*ADHESION)
     ours = phalanx.Model.from_xml_path(path)
     d = phalanx.Data(ours)
@@ -422,3 +423,110 @@ def test_adhesion_needs_contacts():
     ref = mujoco.MjModel.from_xml_string(xml)
     assert int(np.sum(ref.actuator_trntype == mujoco.mjtTrn.mjTRN_BODY)) > 0
     compare(ours, ref, trials=4)
+
+
+# body transmissions with contacts of every kind: condim 1, 3 and 6 with both cones, contacts
+# in the margin gap (margin .02, gap .015: exclude 1 between 5 and 20 mm), two adhesion bodies
+ADHESION_OWN = """
+<mujoco>
+  <option cone="{cone}"/>
+  <default><geom margin=".02" gap=".015"/></default>
+  <worldbody>
+    <geom type="plane" size="2 2 .1"/>
+    <body name="pad" pos="0 0 .08">
+      <freejoint/>
+      <geom type="box" size=".1 .1 .02" condim="{condim}"/>
+      <geom type="sphere" size=".03" pos=".12 0 0" condim="1"/>
+    </body>
+    <body name="arm" pos=".5 0 .15">
+      <joint name="lift" type="slide" axis="0 0 1"/>
+      <joint name="roll" type="hinge" axis="1 0 0"/>
+      <geom type="capsule" size=".03 .1" euler="0 90 0" condim="{condim}"/>
+    </body>
+  </worldbody>
+  <actuator>
+    <adhesion body="pad" ctrlrange="0 1" gain="30"/>
+    <motor joint="lift" ctrlrange="-1 1" gear="20"/>
+    <adhesion body="arm" ctrlrange="0 1" gain="10"/>
+  </actuator>
+</mujoco>
+"""
+
+
+def dense_moment(nu, nv, d):
+    out = np.zeros((nu, nv))
+    for i in range(nu):
+        for k in range(d.moment_rowadr[i], d.moment_rowadr[i] + d.moment_rownnz[i]):
+            out[i, d.moment_colind[k]] += d.actuator_moment[k]
+    return out
+
+
+def adhesion_worst(ours, ref, nstate, every, seed):
+    """forward from states of MuJoCo's own trajectory (random controls, the full integration
+    state copied): the worst relative errors of the moments, actuator velocities and forces and
+    qacc, with how many states had a nonzero body moment and an in-gap contact of such a body."""
+    rng = np.random.default_rng(seed)
+    src = mujoco.MjData(ref)
+    body = np.asarray(ref.actuator_trntype) == int(mujoco.mjtTrn.mjTRN_BODY)
+    trnbodies = set(np.asarray(ref.actuator_trnid)[body, 0])
+    worst, moved, ingap = {}, 0, 0
+    spec = mujoco.mjtState.mjSTATE_INTEGRATION
+    for t in range(nstate * every):
+        src.ctrl[:] = rng.uniform(0, 1, ref.nu) * (ref.actuator_ctrlrange[:, 1] -
+                                                  ref.actuator_ctrlrange[:, 0]) + \
+            ref.actuator_ctrlrange[:, 0]
+        mujoco.mj_step(ref, src)
+        if t % every != every - 1:
+            continue
+        state = np.empty(mujoco.mj_stateSize(ref, spec))
+        mujoco.mj_getState(ref, src, state, spec)
+        rd = mujoco.MjData(ref)
+        mujoco.mj_setState(ref, rd, state, spec)
+        mujoco.mj_forward(ref, rd)
+        od = phalanx.Data(ours)
+        od.qpos[:], od.qvel[:], od.act[:], od.ctrl[:] = rd.qpos, rd.qvel, rd.act, rd.ctrl
+        od.qacc_warmstart[:] = rd.qacc_warmstart
+        od.time = rd.time
+        phalanx.forward(ours, od)
+        mref = np.zeros((ref.nu, ref.nv))
+        mujoco.mju_sparse2dense(mref, rd.actuator_moment, rd.moment_rownnz, rd.moment_rowadr,
+                                rd.moment_colind)
+        moved += int(np.any(mref[body] != 0))
+        ingap += int(any(c.exclude == 1 and {ref.geom_bodyid[c.geom[0]],
+                                              ref.geom_bodyid[c.geom[1]]} & trnbodies
+                         for c in rd.contact))
+        for name, a, b in (("actuator_moment", dense_moment(ref.nu, ref.nv, od), mref),
+                           ("actuator_velocity", od.actuator_velocity, rd.actuator_velocity),
+                           ("qfrc_actuator", od.qfrc_actuator, rd.qfrc_actuator),
+                           ("qacc", od.qacc, rd.qacc)):
+            worst[name] = max(worst.get(name, 0.0), rel_err(np.asarray(a), np.asarray(b)))
+    return worst, moved, ingap
+
+
+@pytest.mark.parametrize("cone", ["pyramidal", "elliptic"])
+@pytest.mark.parametrize("condim", [1, 3, 6])
+def test_adhesion_forward(cone, condim):
+    """Adhesion actuators in forward (moments from the body's contact rows and in-gap contacts,
+    after the rows, as mj_transmission): the moments, actuator velocities and forces within TOL
+    of MuJoCo's, qacc within 1e-6 (the solve), at 30 states of MuJoCo's own trajectory, some
+    with in-gap contacts."""
+    xml = ADHESION_OWN.format(cone=cone, condim=condim)
+    ours = phalanx.Model.from_xml_string(xml)
+    ref = mujoco.MjModel.from_xml_string(xml)
+    worst, moved, ingap = adhesion_worst(ours, ref, 30, 7, seed=condim)
+    assert moved > 0 and ingap > 0, f"states with body moments {moved}, in-gap contacts {ingap}"
+    for name, err in worst.items():
+        assert err <= (1e-6 if name == "qacc" else TOL), f"{name}: {err:.3g}"
+
+
+def test_adhesion_forward_corpus():
+    """MuJoCo's active_adhesion.xml (nv 209: the dense Jacobian asked for in both engines, since
+    phalanx has no sparse one), 12 states: as test_adhesion_forward."""
+    path = shared_model(*ADHESION)
+    ours = phalanx.Model.from_xml_path(path)
+    ref = mujoco.MjModel.from_xml_path(path)
+    ref.opt.jacobian = ours.opt.jacobian = int(mujoco.mjtJacobian.mjJAC_DENSE)
+    worst, moved, _ = adhesion_worst(ours, ref, 12, 40, seed=5)
+    assert moved > 0
+    for name, err in worst.items():
+        assert err <= (1e-6 if name == "qacc" else TOL), f"{name}: {err:.3g}"

@@ -307,9 +307,23 @@ def test_solve_dispatches(vk, monkeypatch):
 
 
 def test_refusals(vk, monkeypatch):
-    """What the GPU's forward pass does not run is refused by name, before any GPU work: on a
-    CPU Vulkan device, contacts of the convex family unless PX_GPU_CONVEX=1 (their pipeline's
-    cold compile takes minutes there; test_convex_contacts_fp64 runs them)."""
+    """What the GPU's forward pass does not run is refused by name, before any GPU work: on
+    every device, adhesion actuators (body transmissions) where contacts can exist (the CPU
+    computes them after its rows); on a CPU Vulkan device, contacts of the convex family unless
+    PX_GPU_CONVEX=1 (their pipeline's cold compile takes minutes there;
+    test_convex_contacts_fp64 runs them)."""
+    adhesion = phalanx.Model.from_xml_string("""<mujoco><worldbody>
+      <geom type="plane" size="5 5 .1"/>
+      <body name="pad" pos="0 0 .1"><freejoint/><geom type="box" size=".1 .1 .02"/></body>
+      </worldbody><actuator><adhesion body="pad" ctrlrange="0 1"/></actuator></mujoco>""")
+    q = np.tile(adhesion.qpos0, (2, 1))
+    v = np.zeros((2, adhesion.nv))
+    for run in (vk.forward, vk.step):
+        with pytest.raises(NotImplementedError,
+                           match="body transmission .adhesion actuator 0. with contacts is not "
+                                 "supported on the GPU"):
+            run(adhesion, q, v)
+    phalanx.forward(adhesion, phalanx.Data(adhesion))  # the CPU computes it
     xml = """<mujoco><worldbody><geom type="plane" size="5 5 .1"/>
       <body pos="0 0 1"><freejoint/><geom type="ellipsoid" size=".1 .2 .3"/></body>
       <body pos="0 0 2"><freejoint/><geom type="ellipsoid" size=".1 .2 .3"/></body>

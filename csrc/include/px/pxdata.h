@@ -278,6 +278,10 @@ void px_tendon(const pxModel* m, pxData* d);
 // with st naming the first that it cannot (body transmissions where contacts can exist).
 pxtStatus px_transmissionSupported(const pxModel* m, pxStatus* st);
 
+// The same for px_forward, which computes body transmissions after its constraint rows
+// (csrc/kern/trnbody.h).
+pxtStatus px_transmissionForwardSupported(const pxModel* m, pxStatus* st);
+
 // Actuator lengths and sparse moments of one world after px_tendon (csrc/kern/transmission.h);
 // fails as px_transmissionSupported does, computing nothing.
 pxtStatus px_transmission(const pxModel* m, pxData* d, pxStatus* st);

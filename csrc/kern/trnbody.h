@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: Apache-2.0
+// Body transmissions (adhesion actuators) with contacts, in the kernel dialect: MuJoCo 3.12's
+// mj_transmission, which runs after mj_makeConstraint, gives such an actuator the average of the
+// contact normal Jacobians of its body, negated, and no length. pxk_transmission
+// (csrc/kern/transmission.h) runs before collision and leaves these rows empty; the executor
+// runs pxk_transmissionContacts after the constraint rows where the model has them, then the
+// stages that read the moments again (actuator velocities, actuation, smooth acceleration).
+//
+// Per contact of the body (either geom on it): a contact with rows (exclude 0) counts, and its
+// rows enter with weight 1 (condim 1 or elliptic cones: the normal row) or 1/(2 (dim-1)) each
+// (pyramid edges, whose average is the normal); a contact in the margin gap (exclude 1) counts,
+// and its normal Jacobian (frame row 0 times the difference of the two bodies' point Jacobians)
+// is summed apart. The moment is (J' w + in-gap sum) * (-1 / count), in MuJoCo's order: the rows
+// ascending (J' w as mju_mulMatTVec sums it), then the in-gap sum added, then the scale; its
+// nonzero entries form the row. A contact with rows but no room for them (efc_address -1, the
+// constraint storage full) counts without rows.
+//   reads:  m->actuator_*, geom_bodyid, the contacts, efc_J (dense), what pxk_transmission reads
+//   writes: d->actuator_length, actuator_moment, moment_rownnz/rowadr/colind; efc_cn_jac
+//           (scratch: the two point Jacobians, their difference, the normal row, the moment
+//           and the in-gap sum)
+#ifndef PX_KERN_TRNBODY_H_
+#define PX_KERN_TRNBODY_H_
+
+#include "kern/constraint.h"
+#include "kern/transmission.h"
+
+// the row of tendon transmission actuator row orow (tendon id) at adr, as pxk_transmission's
+// (kept out of transmission.h, whose GPU build it would change); returns its nonzeros
+PX_FN int pxk_trnTendon(PX_MDC int orow, int adr, int id) {
+  PXR gear0 = M(actuator_gear, 6 * orow);
+  PXR len = D(ten_length, id) * gear0;
+  D(actuator_length, orow) = len;
+  int tadr = M(ten_J_rowadr, id);
+  int nnz = M(ten_J_rownnz, id);
+  for (int k = 0; k < nnz; k++) {
+    D(moment_colind, adr + k) = M(ten_J_colind, tadr + k);
+    PXR v = D(ten_J, tadr + k) * gear0;
+    D(actuator_moment, adr + k) = v;
+  }
+  return nnz;
+}
+
+// the moment row of body transmission actuator row orow (body id) at adr; returns its nonzeros
+PX_FN int pxk_trnBody(PX_MDC int orow, int adr, int id) {
+  int nv = MS(nv);
+  int ja = 0;
+  int jb = 6 * nv;
+  int jd = 12 * nv;
+  int jc = 18 * nv;
+  int mr = 19 * nv;
+  int mx = 20 * nv;
+  D(actuator_length, orow) = PX_R(0.0);
+  for (int k = 0; k < nv; k++) {
+    PXK_E(efc_cn_jac, mr + k) = PX_R(0.0);
+    PXK_E(efc_cn_jac, mx + k) = PX_R(0.0);
+  }
+  int ell = MOPT(cone) == PX_CONE_ELLIPTIC ? 1 : 0;
+  int counter = 0;
+  for (int j = 0; j < PXK_NCON; j++) {
+    int b1 = M(geom_bodyid, PXK_CON(j).geom[0]);
+    int b2 = M(geom_bodyid, PXK_CON(j).geom[1]);
+    if (b1 != id && b2 != id) continue;
+    int exclude = PXK_CON(j).exclude;
+    if (exclude == 0) {
+      counter++;
+      int r0 = PXK_CON(j).efc_address;
+      int dim = PXK_CON(j).dim;
+      int nrow = (dim == 1 || ell == 1) ? 1 : 2 * (dim - 1);
+      PXR w = PX_R(1.0);
+      if (nrow > 1) w = PX_R(0.5) / PX_TOREAL(dim - 1);
+      for (int r = r0; r >= 0 && r < r0 + nrow; r++) {
+        for (int k = 0; k < nv; k++) {
+          PXR v = PXK_E(efc_cn_jac, mr + k) + PXK_E(efc_J, r * nv + k) * w;
+          PXK_E(efc_cn_jac, mr + k) = v;
+        }
+      }
+    } else if (exclude == 1) {
+      counter++;
+      PXR pos[3];
+      PXR frame[9];
+      for (int k = 0; k < 3; k++) pos[k] = PXK_CON(j).pos[k];
+      for (int k = 0; k < 9; k++) frame[k] = PXK_CON(j).frame[k];
+      pxk_cnJac(PX_MDARGC ja, pos, b1);
+      pxk_cnJac(PX_MDARGC jb, pos, b2);
+      for (int r = 0; r < 3; r++) {
+        for (int k = 0; k < nv; k++) {
+          PXR v = PXK_E(efc_cn_jac, jb + r * nv + k) - PXK_E(efc_cn_jac, ja + r * nv + k);
+          PXK_E(efc_cn_jac, jd + r * nv + k) = v;
+        }
+      }
+      pxk_cnFrameMul(PX_MDARGC jc, frame, 0, 1, jd);
+      for (int k = 0; k < nv; k++) {
+        PXR v = PXK_E(efc_cn_jac, mx + k) + PXK_E(efc_cn_jac, jc + k);
+        PXK_E(efc_cn_jac, mx + k) = v;
+      }
+    }
+  }
+  int nnz = 0;
+  if (counter > 0) {
+    PXR scl = PX_R(-1.0) / PX_TOREAL(counter);
+    for (int k = 0; k < nv; k++) {
+      PXR v = PXK_E(efc_cn_jac, mr + k) + PXK_E(efc_cn_jac, mx + k);
+      v = v * scl;
+      if (v != PX_R(0.0)) {
+        D(actuator_moment, adr + nnz) = v;
+        D(moment_colind, adr + nnz) = k;
+        nnz++;
+      }
+    }
+  }
+  return nnz;
+}
+
+// the transmission stage again after the constraint rows, the body transmissions with their
+// contacts (the other rows as pxk_transmission computes them; every later row moves with the
+// body rows before it)
+PX_FN void pxk_transmissionContacts(PX_MD) {
+  if (PX_LANE != 0) return;
+  for (int i = 0; i < MS(nu); i++) {
+    int orow = M(actuator_outadr, i);
+    int adr = orow == 0 ? 0 : D(moment_rowadr, orow - 1) + D(moment_rownnz, orow - 1);
+    D(moment_rowadr, orow) = adr;
+    int id = M(actuator_trnid, 2 * i);
+    int trn = M(actuator_trntype, i);
+    int nnz = 0;
+    if (trn == PX_TRN_JOINT || trn == PX_TRN_JOINTINPARENT) {
+      nnz = pxk_trnJoint(PX_MDARGC i, orow, adr, id);
+    } else if (trn == PX_TRN_SLIDERCRANK) {
+      nnz = pxk_trnSliderCrank(PX_MDARGC i, orow, adr, id);
+    } else if (trn == PX_TRN_TENDON) {
+      nnz = pxk_trnTendon(PX_MDARGC orow, adr, id);
+    } else if (trn == PX_TRN_SITE) {
+      nnz = pxk_trnSite(PX_MDARGC i, orow, adr, id);
+    } else {
+      nnz = pxk_trnBody(PX_MDARGC orow, adr, id);
+    }
+    D(moment_rownnz, orow) = nnz;
+  }
+}
+
+#endif  // PX_KERN_TRNBODY_H_
