@@ -359,39 +359,45 @@ PX_FN int pxk_trnSite(PX_MDC int i, int orow, int adr, int id) {
   return nnz;
 }
 
-// the transmission stage of one world
+// the rows of every actuator in actuator order, each where the previous ended; BODY is the
+// statement of a body transmission (adhesion), which sets its length and nnz, its nonzeros
+// (pxk_transmission: no length, an empty row; pxk_transmissionContacts of csrc/kern/trnbody.h:
+// from the contacts)
+#define PXK_TRN_ROWS(BODY)                                                             \
+  for (int i = 0; i < MS(nu); i++) {                                                   \
+    int orow = M(actuator_outadr, i);                                                  \
+    int adr = orow == 0 ? 0 : D(moment_rowadr, orow - 1) + D(moment_rownnz, orow - 1); \
+    D(moment_rowadr, orow) = adr;                                                      \
+    int id = M(actuator_trnid, 2 * i);                                                 \
+    int trn = M(actuator_trntype, i);                                                  \
+    int nnz = 0;                                                                       \
+    if (trn == PX_TRN_JOINT || trn == PX_TRN_JOINTINPARENT) {                          \
+      nnz = pxk_trnJoint(PX_MDARGC i, orow, adr, id);                                  \
+    } else if (trn == PX_TRN_SLIDERCRANK) {                                            \
+      nnz = pxk_trnSliderCrank(PX_MDARGC i, orow, adr, id);                            \
+    } else if (trn == PX_TRN_TENDON) {                                                 \
+      PXR gear0 = M(actuator_gear, 6 * orow);                                          \
+      PXR len = D(ten_length, id) * gear0;                                             \
+      D(actuator_length, orow) = len;                                                  \
+      int tadr = M(ten_J_rowadr, id);                                                  \
+      nnz = M(ten_J_rownnz, id);                                                       \
+      for (int k = 0; k < nnz; k++) {                                                  \
+        D(moment_colind, adr + k) = M(ten_J_colind, tadr + k);                         \
+        PXR v = D(ten_J, tadr + k) * gear0;                                            \
+        D(actuator_moment, adr + k) = v;                                               \
+      }                                                                                \
+    } else if (trn == PX_TRN_SITE) {                                                   \
+      nnz = pxk_trnSite(PX_MDARGC i, orow, adr, id);                                   \
+    } else {                                                                           \
+      BODY;                                                                            \
+    }                                                                                  \
+    D(moment_rownnz, orow) = nnz;                                                      \
+  }
+
+// the transmission stage of one world (body transmissions: no contacts, an empty row)
 PX_FN void pxk_transmission(PX_MD) {
   if (PX_LANE != 0) return;
-  for (int i = 0; i < MS(nu); i++) {
-    int orow = M(actuator_outadr, i);
-    int adr = orow == 0 ? 0 : D(moment_rowadr, orow - 1) + D(moment_rownnz, orow - 1);
-    D(moment_rowadr, orow) = adr;
-    int id = M(actuator_trnid, 2 * i);
-    int trn = M(actuator_trntype, i);
-    int nnz = 0;
-    if (trn == PX_TRN_JOINT || trn == PX_TRN_JOINTINPARENT) {
-      nnz = pxk_trnJoint(PX_MDARGC i, orow, adr, id);
-    } else if (trn == PX_TRN_SLIDERCRANK) {
-      nnz = pxk_trnSliderCrank(PX_MDARGC i, orow, adr, id);
-    } else if (trn == PX_TRN_TENDON) {
-      PXR gear0 = M(actuator_gear, 6 * orow);
-      PXR len = D(ten_length, id) * gear0;
-      D(actuator_length, orow) = len;
-      int tadr = M(ten_J_rowadr, id);
-      nnz = M(ten_J_rownnz, id);
-      for (int k = 0; k < nnz; k++) {
-        D(moment_colind, adr + k) = M(ten_J_colind, tadr + k);
-        PXR v = D(ten_J, tadr + k) * gear0;
-        D(actuator_moment, adr + k) = v;
-      }
-    } else if (trn == PX_TRN_SITE) {
-      nnz = pxk_trnSite(PX_MDARGC i, orow, adr, id);
-    } else {
-      // body (adhesion) without contacts: no length, an empty row
-      D(actuator_length, orow) = PX_R(0.0);
-    }
-    D(moment_rownnz, orow) = nnz;
-  }
+  PXK_TRN_ROWS(D(actuator_length, orow) = PX_R(0.0));
 }
 
 #endif  // PX_KERN_TRANSMISSION_H_

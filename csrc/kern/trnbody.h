@@ -24,22 +24,6 @@
 #include "kern/constraint.h"
 #include "kern/transmission.h"
 
-// the row of tendon transmission actuator row orow (tendon id) at adr, as pxk_transmission's
-// (kept out of transmission.h, whose GPU build it would change); returns its nonzeros
-PX_FN int pxk_trnTendon(PX_MDC int orow, int adr, int id) {
-  PXR gear0 = M(actuator_gear, 6 * orow);
-  PXR len = D(ten_length, id) * gear0;
-  D(actuator_length, orow) = len;
-  int tadr = M(ten_J_rowadr, id);
-  int nnz = M(ten_J_rownnz, id);
-  for (int k = 0; k < nnz; k++) {
-    D(moment_colind, adr + k) = M(ten_J_colind, tadr + k);
-    PXR v = D(ten_J, tadr + k) * gear0;
-    D(actuator_moment, adr + k) = v;
-  }
-  return nnz;
-}
-
 // the moment row of body transmission actuator row orow (body id) at adr; returns its nonzeros
 PX_FN int pxk_trnBody(PX_MDC int orow, int adr, int id) {
   int nv = MS(nv);
@@ -116,26 +100,7 @@ PX_FN int pxk_trnBody(PX_MDC int orow, int adr, int id) {
 // body rows before it)
 PX_FN void pxk_transmissionContacts(PX_MD) {
   if (PX_LANE != 0) return;
-  for (int i = 0; i < MS(nu); i++) {
-    int orow = M(actuator_outadr, i);
-    int adr = orow == 0 ? 0 : D(moment_rowadr, orow - 1) + D(moment_rownnz, orow - 1);
-    D(moment_rowadr, orow) = adr;
-    int id = M(actuator_trnid, 2 * i);
-    int trn = M(actuator_trntype, i);
-    int nnz = 0;
-    if (trn == PX_TRN_JOINT || trn == PX_TRN_JOINTINPARENT) {
-      nnz = pxk_trnJoint(PX_MDARGC i, orow, adr, id);
-    } else if (trn == PX_TRN_SLIDERCRANK) {
-      nnz = pxk_trnSliderCrank(PX_MDARGC i, orow, adr, id);
-    } else if (trn == PX_TRN_TENDON) {
-      nnz = pxk_trnTendon(PX_MDARGC orow, adr, id);
-    } else if (trn == PX_TRN_SITE) {
-      nnz = pxk_trnSite(PX_MDARGC i, orow, adr, id);
-    } else {
-      nnz = pxk_trnBody(PX_MDARGC orow, adr, id);
-    }
-    D(moment_rownnz, orow) = nnz;
-  }
+  PXK_TRN_ROWS(nnz = pxk_trnBody(PX_MDARGC orow, adr, id));
 }
 
 #endif  // PX_KERN_TRNBODY_H_
