@@ -29,7 +29,7 @@ import phalanx
 from tests.conftest import shared_model
 from tests.vulkan.test_collision_gpu import (CCD_TYPES, HFIELD, MIXED, allow_convex, cpu_device,
                                              random_poses)
-from tests.vulkan.test_step import INPUTS, assert_same, random_batch, rel, same_bits
+from tests.vulkan.test_step import assert_same, cpu_world, random_batch, rel, same_bits
 
 pytestmark = pytest.mark.gpu
 
@@ -69,14 +69,6 @@ def load(path, solver=None):
     if solver is not None:
         model.opt.solver = solver
     return model
-
-
-def cpu_world(model, q, inputs, w):
-    data = phalanx.Data(model)
-    data.qpos[:] = q[w]
-    for name in INPUTS:
-        getattr(data, name)[:] = inputs[name][w]
-    return data
 
 
 def assert_constraints(out, data, w, what):

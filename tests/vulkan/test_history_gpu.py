@@ -29,7 +29,7 @@ import phalanx
 from tests.conftest import shared_model
 from tests.vulkan.test_sensors_gpu import REMOVED_RE
 from tests.vulkan.test_step import (EULER, IMPLICIT, IMPLICITFAST, INTEGRATOR, RK4, assert_same,
-                                    random_batch, same_bits)
+                                    cpu_world, random_batch, same_bits)
 
 pytestmark = pytest.mark.gpu
 
@@ -79,15 +79,6 @@ def load(name, integrator, energy, disable=0):
     else:
         model.opt.enableflags = model.opt.enableflags & ~ENBL_ENERGY
     return model
-
-
-def cpu_world(model, q, inputs, w, time):
-    data = phalanx.Data(model)
-    data.qpos[:] = q[w]
-    for name, v in inputs.items():
-        getattr(data, name)[:] = v[w]
-    data.time = time
-    return data
 
 
 def check(vk, model, nworld, nstep, seed, lanes=1):

@@ -21,7 +21,8 @@ import pytest
 import phalanx
 from tests.conftest import shared_model
 from tests.vulkan.test_collision_gpu import allow_convex
-from tests.vulkan.test_step import EULER, IMPLICITFAST, assert_same, random_batch, same_bits
+from tests.vulkan.test_step import (EULER, IMPLICITFAST, assert_same, cpu_world, random_batch,
+                                    same_bits)
 
 pytestmark = pytest.mark.gpu
 
@@ -122,15 +123,6 @@ def batch(model, nworld, seed):
     q = np.tile(model.qpos0, (nworld, 1)) + 0.15 * (q - np.tile(model.qpos0, (nworld, 1)))
     inputs["qvel"] *= 0.5
     return q, inputs
-
-
-def cpu_world(model, q, inputs, w, time=0.0):
-    data = phalanx.Data(model)
-    data.qpos[:] = q[w]
-    for name, v in inputs.items():
-        getattr(data, name)[:] = v[w]
-    data.time = time
-    return data
 
 
 @pytest.mark.slow

@@ -28,7 +28,7 @@ import pytest
 import phalanx
 from tests.conftest import fast_subset, shared_model
 from tests.vulkan.test_constraint_gpu import assert_constraints, run_worlds
-from tests.vulkan.test_step import EULER, RK4, assert_same, random_batch, same_bits
+from tests.vulkan.test_step import EULER, RK4, assert_same, cpu_world, random_batch, same_bits
 
 pytestmark = pytest.mark.gpu
 
@@ -161,15 +161,6 @@ def rows_model(cone=None, integrator=EULER):
         model.opt.cone = cone
     model.opt.integrator = integrator
     return model
-
-
-def cpu_world(model, q, inputs, w, time=0.0):
-    data = phalanx.Data(model)
-    data.qpos[:] = q[w]
-    for name, v in inputs.items():
-        getattr(data, name)[:] = v[w]
-    data.time = time
-    return data
 
 
 def readings(model, data, types):

@@ -29,7 +29,7 @@ import phalanx
 from tests.compat.test_sensor_contact import RF_SITE
 from tests.conftest import SHARED_MODELS, shared_model
 from tests.vulkan.test_step import (EULER, IMPLICIT, IMPLICITFAST, INTEGRATOR, RK4, assert_same,
-                                    random_batch, same_bits)
+                                    cpu_world, random_batch, same_bits)
 
 pytestmark = pytest.mark.gpu
 
@@ -190,15 +190,6 @@ def load(name, integrator, energy=None):
     else:
         model.opt.enableflags = model.opt.enableflags & ~ENBL_ENERGY
     return model
-
-
-def cpu_world(model, q, inputs, w, time=0.0):
-    data = phalanx.Data(model)
-    data.qpos[:] = q[w]
-    for name, v in inputs.items():
-        getattr(data, name)[:] = v[w]
-    data.time = time
-    return data
 
 
 def check_forward(vk, model, q, inputs, lanes=1):

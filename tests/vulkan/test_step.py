@@ -124,10 +124,11 @@ def random_batch(model, nworld, rng):
 
 
 def cpu_world(model, q, inputs, w, time=0.0):
+    """A CPU Data holding world w of a batch: q[w], each input array's row w, the time."""
     data = phalanx.Data(model)
     data.qpos[:] = q[w]
-    for name in INPUTS:
-        getattr(data, name)[:] = inputs[name][w]
+    for name, v in inputs.items():
+        getattr(data, name)[:] = v[w]
     data.time = time
     return data
 

@@ -31,7 +31,7 @@ import pytest
 import phalanx
 from tests.vulkan.test_collision_gpu import allow_convex
 from tests.vulkan.test_constraint_gpu import run_worlds
-from tests.vulkan.test_step import assert_same, same_bits
+from tests.vulkan.test_step import assert_same, cpu_world, same_bits
 
 pytestmark = pytest.mark.gpu
 
@@ -119,14 +119,6 @@ def mujoco_states(xml, nworld, seed, start=150, every=40):
             v.append(dr.qvel.copy())
             f.append(dr.xfrc_applied.copy())
     return ref, np.array(q), {"qvel": np.array(v), "xfrc_applied": np.array(f)}
-
-
-def cpu_world(model, q, inputs, w):
-    data = phalanx.Data(model)
-    data.qpos[:] = q[w]
-    for name, val in inputs.items():
-        getattr(data, name)[:] = val[w]
-    return data
 
 
 def channels_read(model, sensordata):
