@@ -2,12 +2,13 @@
 """The geom distance sensors (distance, normal, fromto) on the Vulkan executor against the CPU
 executor.
 
-They run in their own sensor entry points (shaders/sensor_main.glsl, with every sensor of
-sensorfull.comp too): sensor_distprim.comp, with the primitive narrow-phase routines, for models
-whose sensor pairs need nothing more, and sensor_dist.comp, with GJK/EPA and height fields, which
-a CPU Vulkan device (lavapipe) refuses as pxv_collision refuses its convex pipeline (unless
-PX_GPU_CONVEX=1). The runs are slow (`make gpu-check`: the entry points are built at -O0 and a
-cold lavapipe compiles them for tens of minutes); the refusal test is fast. From identical states,
+They run in a pass of their own after the main sensor pass (shaders/sensor_main.glsl:
+pxk_sensorsGeomDist, one call of the distance query): sensor_distprim.comp, with the primitive
+narrow-phase routines, for models whose sensor pairs need nothing more, and sensor_dist.comp,
+with GJK/EPA and height fields, which a CPU Vulkan device (lavapipe) refuses as pxv_collision
+refuses its convex pipeline (unless PX_GPU_CONVEX=1). The runs are slow (`make gpu-check`: the
+entry points are built at -O0; a cold lavapipe build of sensor_dist.comp took 9.5 minutes here);
+the refusal test is fast. From identical states,
 several worlds per batch: `Vulkan.forward` must equal `phalanx.forward` and `Vulkan.step`
 repeated `phalanx.step`, every data array bit for bit in fp64 (a delayed distance sensor too:
 its history update computes it again); fp32 sensordata within FP32_TOL. The CPU's readings are
