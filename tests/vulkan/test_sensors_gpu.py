@@ -8,14 +8,15 @@ cfrc_ext) bit for bit in fp64, with 1 lane and with several; fp32 sensordata wit
 the fp64 CPU per sensor. The CPU's readings are MuJoCo's (tests/compat/test_sensor.py), so this
 ties the GPU's to MuJoCo's.
 
-Models: tests/compat/models/sensors_all.xml with the sensor types the GPU refuses (the geom
-distance sensors, tactile) and those of the full sensor entry point (touch, camera rangefinders,
-contact, the limit sensors: tests/vulkan/test_sensors_full_gpu.py) removed at load time, a
-small model of the energy, clock and user sensors with and without the energy flag (own, below),
-site rangefinders over every geom type with every data field (RF_SITE of
+Models: tests/compat/models/sensors_all.xml with the sensor types of the other entry points
+removed at load time (REMOVED: the full sensor entry point's touch, camera rangefinders, contact
+and limit sensors, tests/vulkan/test_sensors_full_gpu.py; the geom distance sensors' pass,
+tests/vulkan/test_sensor_dist_gpu.py), so that it dispatches shaders/sensor.comp alone; a small
+model of the energy, clock and user sensors with and without the energy flag (own, below), site
+rangefinders over every geom type with every data field (RF_SITE of
 tests/compat/test_sensor_contact.py, which ties the CPU's readings to MuJoCo's), and corpus
-models with sensors (`--full` adds more); constraints disabled (the GPU runs no constraint
-stage). The refused types are errors naming them, before any GPU work.
+models with sensors (`--full` adds more); constraints disabled (contact-dependent readings are
+test_sensors_full_gpu.py's).
 """
 
 import os
