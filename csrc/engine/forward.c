@@ -122,13 +122,9 @@ static pxtStatus constraintCheck(const pxModel* m, pxStatus* st) {
   if (m->opt.solver != PX_SOL_NEWTON && m->opt.solver != PX_SOL_CG && m->opt.solver != PX_SOL_PGS) {
     return PX_FAIL(st, PX_ERR_ARG, "forward: invalid constraint solver %d", m->opt.solver);
   }
-  // (without dofs no row has an entry: both layouts are empty)
-  if (m->nv > 0 &&
-      (m->opt.jacobian == PX_JAC_SPARSE || (m->opt.jacobian == PX_JAC_AUTO && m->nv >= 60))) {
-    return PX_FAIL(st, PX_ERR_UNSUPPORTED,
-                   "forward: the sparse constraint Jacobian (jacobian sparse, or auto with nv >= "
-                   "60; nv = %d) is not supported yet (jacobian dense)",
-                   m->nv);
+  if (m->opt.jacobian != PX_JAC_DENSE && m->opt.jacobian != PX_JAC_SPARSE &&
+      m->opt.jacobian != PX_JAC_AUTO) {
+    return PX_FAIL(st, PX_ERR_ARG, "forward: invalid jacobian option %d", m->opt.jacobian);
   }
   if (!DSBL(PX_DSBL_EQUALITY)) {
     for (int i = 0; i < m->neq; i++) {
@@ -180,6 +176,11 @@ int px_efcDual(const pxModel* m) {
   if (!dualNeeded(m)) return 0;
   int n = px_efcCapacity(m);
   return n < PX_NEFCDUAL_CAP ? n : PX_NEFCDUAL_CAP;
+}
+
+int px_efcSparse(const pxModel* m) {
+  int j = m->opt.jacobian;
+  return m->nv > 0 && (j == PX_JAC_SPARSE || (j == PX_JAC_AUTO && m->nv >= 60)) ? 1 : 0;
 }
 
 int px_efcCapacity(const pxModel* m) {
@@ -263,6 +264,12 @@ static pxtStatus forwardRun(const pxModel* m, pxData* d, pxStatus* st) {
     return PX_FAIL(st, PX_ERR_UNSUPPORTED,
                    "forward: this Data was made while the model used neither the PGS solver, "
                    "noslip nor diagexact, so it has no room for their matrices; make a new Data");
+  }
+  if (px_efcSparse(m) && !d->efcsparse) {
+    return PX_FAIL(st, PX_ERR_UNSUPPORTED,
+                   "forward: this Data was made while the model used the dense constraint "
+                   "Jacobian, so it has no room for the sparse one (jacobian sparse, or auto with "
+                   "nv >= 60); make a new Data");
   }
   pxk_collision(m, d);
   // adhesive contacts add passive forces (mj_passive runs after the collision in MuJoCo), so the

@@ -172,8 +172,10 @@ pxWorlds* px_makeWorldsSlots(const pxModel* m, int nworld, int nslot, pxStatus* 
   size_t PXE_NTREE = (size_t)m->ntree;
   int efcdual = px_efcDual(m);
   size_t PXE_DUAL = (size_t)efcdual;
+  int efcsparse = px_efcSparse(m);
+  size_t PXE_SPJ = (size_t)efcsparse;
 #define X(type, name, n) off += alignUp((size_t)nworld * (size_t)(n) * sizeof(type));
-  PX_EFC_FIELDS(X)
+  PX_EFC_FIELDS_CPU(X)
 #undef X
 #define X(type, name, n) off += alignUp((size_t)nslot * (size_t)(n) * sizeof(type));
   PX_EFC_SCRATCH(X)
@@ -216,7 +218,7 @@ pxWorlds* px_makeWorldsSlots(const pxModel* m, int nworld, int nslot, pxStatus* 
 #define X(type, name, n)               \
   w->name = (type*)(void*)(buf + off); \
   off += alignUp((size_t)nworld * (size_t)(n) * sizeof(type));
-  PX_EFC_FIELDS(X)
+  PX_EFC_FIELDS_CPU(X)
 #undef X
 #define X(type, name, n)               \
   w->name = (type*)(void*)(buf + off); \
@@ -227,6 +229,7 @@ pxWorlds* px_makeWorldsSlots(const pxModel* m, int nworld, int nslot, pxStatus* 
   off += alignUp((size_t)nworld * PX_EFC_NCOUNT * sizeof(int));
   w->nefcmax = nefcmax;
   w->efcdual = efcdual;
+  w->efcsparse = efcsparse;
   w->nconmax = nconmax;
   w->nbpmax = nbpmax;
   w->ncolscr_r = px_colScratchReals(m);
@@ -264,8 +267,9 @@ void px_worldViewSlot(const pxWorlds* w, int world, int slot, pxData* d) {
   d->nbpmax = w->nbpmax;
   size_t PXE_ROWS = (size_t)w->nefcmax, PXE_NV = (size_t)m->nv, PXE_NC = (size_t)m->nC;
   size_t PXE_NTREE = (size_t)m->ntree, PXE_DUAL = (size_t)w->efcdual;
+  size_t PXE_SPJ = (size_t)w->efcsparse;
 #define X(type, name, n) d->name = w->name + (size_t)world * (size_t)(n);
-  PX_EFC_FIELDS(X)
+  PX_EFC_FIELDS_CPU(X)
 #undef X
   if (slot >= 0) {
 #define X(type, name, n) d->name = w->name + (size_t)slot * (size_t)(n);
@@ -275,6 +279,7 @@ void px_worldViewSlot(const pxWorlds* w, int world, int slot, pxData* d) {
   d->efc_n = w->efc_n + (size_t)world * PX_EFC_NCOUNT;
   d->nefcmax = w->nefcmax;
   d->efcdual = w->efcdual;
+  d->efcsparse = w->efcsparse;
 }
 
 void px_resetWorld(const pxModel* m, pxWorlds* w, int world) {

@@ -175,6 +175,166 @@ PX_FN int pxk_cnRoom(PX_MDC int size) {
   return PXK_EN(PX_EFC_NEFC) + size <= pxk_cnCapacity(PX_MDARG) ? 1 : 0;
 }
 
+#if PXK_SPARSE_J
+//---------------------------------- the sparse layout of efc_J ------------------------------------
+// mj_isSparse's layout (PX_EFC_SPARSE): a constraint's rows are written dense at row r * nv of
+// efc_J as in the dense layout (only their chain's columns need be), its chain of columns
+// (ascending, as MuJoCo's mj_mergeChain and friends make them) at the next free element of
+// efc_J_colind with their number in efc_J_rownnz[r0]; pxk_cnCommit then packs the chain's
+// columns of each row to the next free element of efc_J (mj_addConstraint's sparse copy). A packed
+// row never overtakes what it reads: its element k lands at or before row r's column colind[k]
+// (rowadr <= r nv, k <= colind[k]), and the columns are read in ascending order.
+
+// 1 when the rows use the sparse layout (mj_isSparse: jacobian sparse, or auto with nv >= 60)
+PX_FN int pxk_isSparse(PX_MD) {
+  int j = MOPT(jacobian);
+  return (MS(nv) > 0 && (j == PX_JAC_SPARSE || (j == PX_JAC_AUTO && MS(nv) >= 60))) ? 1 : 0;
+}
+
+// the next free element of efc_J and efc_J_colind
+PX_FN int pxk_spNext(PX_MD) {
+  int n = PXK_EN(PX_EFC_NEFC);
+  return n == 0 ? 0 : PXK_E(efc_J_rowadr, n - 1) + PXK_E(efc_J_rownnz, n - 1);
+}
+
+// the dofs the Jacobians of bodies b1 and b2 may touch (mj_mergeChain; mj_mergeChainSimple when
+// both are simple), ascending, into efc_J_colind from adr (adr < 0: counted only); skipcommon
+// stops at the first dof the two share (contacts); returns their number
+PX_FN int pxk_spMergeChain(PX_MDC int adr, int b1, int b2, int skipcommon) {
+  if (M(body_simple, b1) != 0 && M(body_simple, b2) != 0) {
+    int lo = b1 < b2 ? b1 : b2;
+    int hi = b1 < b2 ? b2 : b1;
+    int n1 = M(body_dofnum, lo);
+    int n2 = M(body_dofnum, hi);
+    if (adr >= 0) {
+      for (int i = 0; i < n1; i++) PXK_E(efc_J_colind, adr + i) = M(body_dofadr, lo) + i;
+      for (int i = 0; i < n2; i++) PXK_E(efc_J_colind, adr + n1 + i) = M(body_dofadr, hi) + i;
+    }
+    return n1 + n2;
+  }
+  int w1 = M(body_weldid, b1);
+  int w2 = M(body_weldid, b2);
+  if (M(body_dofnum, w1) == 0 && M(body_dofnum, w2) == 0) return 0;
+  int da1 = M(body_dofadr, w1) + M(body_dofnum, w1) - 1;
+  int da2 = M(body_dofadr, w2) + M(body_dofnum, w2) - 1;
+  int n = 0;
+  while (da1 >= 0 || da2 >= 0) {
+    int da = da1 > da2 ? da1 : da2;
+    if (skipcommon == 1 && da1 == da && da2 == da) break;
+    if (adr >= 0) PXK_E(efc_J_colind, adr + n) = da;
+    if (da1 == da) da1 = M(dof_parentid, da1);
+    if (da2 == da) da2 = M(dof_parentid, da2);
+    n++;
+  }
+  if (adr >= 0) {
+    for (int i = 0; i < n / 2; i++) {
+      int t = PXK_E(efc_J_colind, adr + i);
+      PXK_E(efc_J_colind, adr + i) = PXK_E(efc_J_colind, adr + n - 1 - i);
+      PXK_E(efc_J_colind, adr + n - 1 - i) = t;
+    }
+  }
+  return n;
+}
+
+// columns of a joint's (its first dof) or a tendon's (ten_J_colind) Jacobian row: their number,
+// and column k
+PX_FN int pxk_spObjNnz(PX_MDC int tendon, int id) {
+  return tendon == 1 ? M(ten_J_rownnz, id) : 1;
+}
+
+PX_FN int pxk_spObjCol(PX_MDC int tendon, int id, int k) {
+  return tendon == 1 ? M(ten_J_colind, M(ten_J_rowadr, id) + k) : M(jnt_dofadr, id);
+}
+
+// the chain of row r0's constraint: the union of the columns of objects id0 and id1 (id1 < 0:
+// none) of a joint or tendon equality or row, as mju_combineSparse merges them
+PX_FN void pxk_spObjChain(PX_MDC int r0, int tendon, int id0, int id1) {
+  int adr = pxk_spNext(PX_MDARG);
+  int n0 = pxk_spObjNnz(PX_MDARGC tendon, id0);
+  int n1 = id1 >= 0 ? pxk_spObjNnz(PX_MDARGC tendon, id1) : 0;
+  int big = 2147483647;
+  int i = 0;
+  int j = 0;
+  int w = 0;
+  while (i < n0 || j < n1) {
+    int a = i < n0 ? pxk_spObjCol(PX_MDARGC tendon, id0, i) : big;
+    int b = j < n1 ? pxk_spObjCol(PX_MDARGC tendon, id1, j) : big;
+    int c = a < b ? a : b;
+    PXK_E(efc_J_colind, adr + w) = c;
+    w++;
+    if (a == c) i++;
+    if (b == c) j++;
+  }
+  PXK_E(efc_J_rownnz, r0) = w;
+}
+
+// the chain of row r0's constraint: the bodies' merged chain
+PX_FN void pxk_spBodyChain(PX_MDC int r0, int b1, int b2, int skipcommon) {
+  PXK_E(efc_J_rownnz, r0) = pxk_spMergeChain(PX_MDARGC pxk_spNext(PX_MDARG), b1, b2, skipcommon);
+}
+
+// the chain of row r0's constraint: n consecutive dofs from dof
+PX_FN void pxk_spDofChain(PX_MDC int r0, int dof, int n) {
+  int adr = pxk_spNext(PX_MDARG);
+  for (int k = 0; k < n; k++) PXK_E(efc_J_colind, adr + k) = dof + k;
+  PXK_E(efc_J_rownnz, r0) = n;
+}
+
+// pack the `size` rows from r0 (dense at r * nv) to their chain (efc_J_rownnz[r0] columns at the
+// next free element of efc_J_colind); their J row supernodes as mj_addConstraint sets them
+PX_FN void pxk_spPack(PX_MDC int r0, int size) {
+  int nv = MS(nv);
+  int nnz = PXK_E(efc_J_rownnz, r0);
+  int adr = pxk_spNext(PX_MDARG);
+  for (int i = 0; i < size; i++) {
+    int a = adr + i * nnz;
+    PXK_E(efc_J_rowadr, r0 + i) = a;
+    PXK_E(efc_J_rownnz, r0 + i) = nnz;
+    for (int k = 0; k < nnz; k++) {
+      int c = PXK_E(efc_J_colind, adr + k);
+      PXK_E(efc_J_colind, a + k) = c;
+      PXK_E(efc_J, a + k) = PXK_E(efc_J, (r0 + i) * nv + c);
+    }
+  }
+  if (r0 > 0 && PXK_E(efc_J_rownnz, r0 - 1) == nnz) {
+    int same = 1;
+    int pa = PXK_E(efc_J_rowadr, r0 - 1);
+    for (int k = 0; k < nnz && same == 1; k++) {
+      if (PXK_E(efc_J_colind, pa + k) != PXK_E(efc_J_colind, adr + k)) same = 0;
+    }
+    if (same == 1) PXK_E(efc_J_rowsuper, r0 - 1) = 1;
+  }
+  for (int i = 0; i < size; i++) PXK_E(efc_J_rowsuper, r0 + i) = i < size - 1 ? 1 : 0;
+}
+
+// res = row i of efc_J times the Data vector `fb` (mju_dotSparse: four partial sums, then the rest
+// in order); res is a PXR local declared by the caller
+#define PXK_SPDOT_BODY(res, i, fb)                                       \
+  {                                                                      \
+    int sa_ = PXK_E(efc_J_rowadr, i);                                    \
+    int sn_ = PXK_E(efc_J_rownnz, i);                                    \
+    PXR ss0_ = PX_ZERO;                                                  \
+    PXR ss1_ = PX_ZERO;                                                  \
+    PXR ss2_ = PX_ZERO;                                                  \
+    PXR ss3_ = PX_ZERO;                                                  \
+    int sk_ = 0;                                                         \
+    for (; sk_ <= sn_ - 4; sk_ += 4) {                                   \
+      ss0_ += PXK_E(efc_J, sa_ + sk_) *                                  \
+              D(fb, PXK_E(efc_J_colind, sa_ + sk_));                     \
+      ss1_ += PXK_E(efc_J, sa_ + sk_ + 1) *                              \
+              D(fb, PXK_E(efc_J_colind, sa_ + sk_ + 1));                 \
+      ss2_ += PXK_E(efc_J, sa_ + sk_ + 2) *                              \
+              D(fb, PXK_E(efc_J_colind, sa_ + sk_ + 2));                 \
+      ss3_ += PXK_E(efc_J, sa_ + sk_ + 3) *                              \
+              D(fb, PXK_E(efc_J_colind, sa_ + sk_ + 3));                 \
+    }                                                                    \
+    res = (ss0_ + ss2_) + (ss1_ + ss3_);                                 \
+    for (; sk_ < sn_; sk_++) {                                           \
+      res += PXK_E(efc_J, sa_ + sk_) * D(fb, PXK_E(efc_J_colind, sa_ + sk_)); \
+    }                                                                    \
+  }
+#endif  // PXK_SPARSE_J
+
 // commit the `size` rows written from row PXK_EN(NEFC) (mj_addConstraint after the Jacobian
 // copy): rows of a non-contact constraint whose Jacobian is all zero are dropped
 PX_FN void pxk_cnCommit(PX_MDC int size, int type, int id, PX_REAL frictionloss) {
@@ -185,6 +345,15 @@ PX_FN void pxk_cnCommit(PX_MDC int size, int type, int id, PX_REAL frictionloss)
       type == PXK_CNSTR_CONTACT_ELLIPTIC) {
     empty = 0;
   }
+#if PXK_SPARSE_J
+  // the sparse layout: a constraint is empty when its chain is (the values are not looked at)
+  if (pxk_isSparse(PX_MDARG) == 1) {
+    if (PXK_E(efc_J_rownnz, r0) > 0) empty = 0;
+    if (empty == 1) return;
+    pxk_spPack(PX_MDARGC r0, size);
+    empty = -1;
+  }
+#endif
 #ifdef PX_KERN_C
   // C fast path: the same test (an entry != 0, NaN included) two entries at a time
   if (empty == 1) {
@@ -326,6 +495,9 @@ PX_FN void pxk_cnEquality(PX_MD) {
       PXR pos2[3];
       int body[2];
       pxk_cnAnchors(PX_MDARGC i, pos1, pos2, body);
+#if PXK_SPARSE_J
+      if (pxk_isSparse(PX_MDARG) == 1) pxk_spBodyChain(PX_MDARGC r0, body[1], body[0], 0);
+#endif
       for (int k = 0; k < 3; k++) {
         PXR c = pos1[k] - pos2[k];
         PXK_E(efc_pos, r0 + k) = c;
@@ -420,6 +592,11 @@ PX_FN void pxk_cnEquality(PX_MD) {
       } else {
         c = p0 - ref0 - M(eq_data, PXK_NEQDATA * i);
       }
+#if PXK_SPARSE_J
+      if (pxk_isSparse(PX_MDARG) == 1) {
+        pxk_spObjChain(PX_MDARGC r0, type == PX_EQ_TENDON ? 1 : 0, id0, id1);
+      }
+#endif
       PXK_E(efc_pos, r0) = c;
       PXK_E(efc_margin, r0) = PX_R(0.0);
     }
@@ -439,6 +616,9 @@ PX_FN void pxk_cnFriction(PX_MD) {
     PXK_E(efc_J, r0 * nv + i) = PX_R(1.0);
     PXK_E(efc_pos, r0) = PX_R(0.0);
     PXK_E(efc_margin, r0) = PX_R(0.0);
+#if PXK_SPARSE_J
+    if (pxk_isSparse(PX_MDARG) == 1) pxk_spDofChain(PX_MDARGC r0, i, 1);
+#endif
     pxk_cnCommit(PX_MDARGC 1, PXK_CNSTR_FRICTION_DOF, i, M(dof_frictionloss, i));
   }
   for (int i = 0; i < MS(ntendon); i++) {
@@ -446,6 +626,9 @@ PX_FN void pxk_cnFriction(PX_MD) {
       if (pxk_cnRoom(PX_MDARGC 1) == 0) continue;
       int r0 = PXK_EN(PX_EFC_NEFC);
       pxk_cnTendonRow(PX_MDARGC r0, i, PX_R(1.0), 0);
+#if PXK_SPARSE_J
+      if (pxk_isSparse(PX_MDARG) == 1) pxk_spObjChain(PX_MDARGC r0, 1, i, -1);
+#endif
       PXK_E(efc_pos, r0) = PX_R(0.0);
       PXK_E(efc_margin, r0) = PX_R(0.0);
       pxk_cnCommit(PX_MDARGC 1, PXK_CNSTR_FRICTION_TENDON, i, M(tendon_frictionloss, i));
@@ -480,6 +663,9 @@ PX_FN void pxk_cnLimit(PX_MD) {
           int r0 = PXK_EN(PX_EFC_NEFC);
           for (int k = 0; k < nv; k++) PXK_E(efc_J, r0 * nv + k) = PX_R(0.0);
           PXK_E(efc_J, r0 * nv + M(jnt_dofadr, i)) = -sd;
+#if PXK_SPARSE_J
+          if (pxk_isSparse(PX_MDARG) == 1) pxk_spDofChain(PX_MDARGC r0, M(jnt_dofadr, i), 1);
+#endif
           pxk_cnLimitRow(PX_MDARGC PXK_CNSTR_LIMIT_JOINT, i, dist, margin);
         }
       }
@@ -501,6 +687,9 @@ PX_FN void pxk_cnLimit(PX_MD) {
           PXR v = aa[k] * PX_R(-1.0);
           PXK_E(efc_J, r0 * nv + M(jnt_dofadr, i) + k) = v;
         }
+#if PXK_SPARSE_J
+        if (pxk_isSparse(PX_MDARG) == 1) pxk_spDofChain(PX_MDARGC r0, M(jnt_dofadr, i), 3);
+#endif
         pxk_cnLimitRow(PX_MDARGC PXK_CNSTR_LIMIT_JOINT, i, dist, margin);
       }
     }
@@ -518,6 +707,9 @@ PX_FN void pxk_cnLimit(PX_MD) {
         int r0 = PXK_EN(PX_EFC_NEFC);
         PXR scl = -sd;
         pxk_cnTendonRow(PX_MDARGC r0, i, scl, 1);
+#if PXK_SPARSE_J
+        if (pxk_isSparse(PX_MDARG) == 1) pxk_spObjChain(PX_MDARGC r0, 1, i, -1);
+#endif
         pxk_cnLimitRow(PX_MDARGC PXK_CNSTR_LIMIT_TENDON, i, dist, margin);
       }
     }
@@ -630,6 +822,17 @@ PX_FN void pxk_cnContact(PX_MD) {
     int dim = PXK_CON(i).dim;
     int ell = MOPT(cone) == PX_CONE_ELLIPTIC ? 1 : 0;
     int nrow = dim == 1 ? 1 : (ell == 1 ? dim : 2 * (dim - 1));
+#if PXK_SPARSE_J
+    // the sparse layout: a contact whose bodies share every dof has no rows (MuJoCo's exclude 3)
+    int spb0 = M(geom_bodyid, PXK_CON(i).geom[0]);
+    int spb1 = M(geom_bodyid, PXK_CON(i).geom[1]);
+    int sparse = pxk_isSparse(PX_MDARG);
+    if (sparse == 1 && pxk_spMergeChain(PX_MDARGC - 1, spb0, spb1, 1) == 0) {
+      PXK_CON(i).efc_address = -1;
+      PXK_CON(i).exclude = 3;
+      continue;
+    }
+#endif
     if (pxk_cnRoom(PX_MDARGC nrow) == 0) {
       PXK_CON(i).efc_address = -1;
       continue;
@@ -653,12 +856,18 @@ PX_FN void pxk_cnContact(PX_MD) {
     if (dim == 1) {
       PXK_E(efc_pos, r0) = dist;
       PXK_E(efc_margin, r0) = cm;
+#if PXK_SPARSE_J
+      if (sparse == 1) pxk_spBodyChain(PX_MDARGC r0, spb0, spb1, 1);
+#endif
       pxk_cnCommit(PX_MDARGC 1, PXK_CNSTR_CONTACT_FRICTIONLESS, i, PX_ZERO);
     } else if (ell == 1) {
       for (int r = 0; r < dim; r++) {
         PXK_E(efc_pos, r0 + r) = r == 0 ? dist : PX_R(0.0);
         PXK_E(efc_margin, r0 + r) = r == 0 ? cm : PX_R(0.0);
       }
+#if PXK_SPARSE_J
+      if (sparse == 1) pxk_spBodyChain(PX_MDARGC r0, spb0, spb1, 1);
+#endif
       pxk_cnCommit(PX_MDARGC dim, PXK_CNSTR_CONTACT_ELLIPTIC, i, PX_ZERO);
     } else {
       for (int k = 1; k < dim; k++) {
@@ -667,6 +876,9 @@ PX_FN void pxk_cnContact(PX_MD) {
         PXK_E(efc_pos, r + 1) = dist;
         PXK_E(efc_margin, r) = cm;
         PXK_E(efc_margin, r + 1) = cm;
+#if PXK_SPARSE_J
+        if (sparse == 1) pxk_spBodyChain(PX_MDARGC r, spb0, spb1, 1);
+#endif
         pxk_cnCommit(PX_MDARGC 2, PXK_CNSTR_CONTACT_PYRAMIDAL, i, PX_ZERO);
       }
     }
@@ -690,6 +902,9 @@ PX_FN void pxk_cnContact(PX_MD) {
       for (int k = 0; k < nv; k++) PXK_E(efc_J, r0 * nv + k) = PXK_E(efc_cn_jac, jc + k);
       PXK_E(efc_pos, r0) = dist;
       PXK_E(efc_margin, r0) = cm;
+#if PXK_SPARSE_J
+      if (sparse == 1) pxk_spBodyChain(PX_MDARGC r0, spb0, spb1, 1);
+#endif
       pxk_cnCommit(PX_MDARGC 1, PXK_CNSTR_CONTACT_FRICTIONLESS, i, PX_ZERO);
     } else if (ell == 1) {
       for (int r = 0; r < dim; r++) {
@@ -699,6 +914,9 @@ PX_FN void pxk_cnContact(PX_MD) {
         PXK_E(efc_pos, r0 + r) = r == 0 ? dist : PX_R(0.0);
         PXK_E(efc_margin, r0 + r) = r == 0 ? cm : PX_R(0.0);
       }
+#if PXK_SPARSE_J
+      if (sparse == 1) pxk_spBodyChain(PX_MDARGC r0, spb0, spb1, 1);
+#endif
       pxk_cnCommit(PX_MDARGC dim, PXK_CNSTR_CONTACT_ELLIPTIC, i, PX_ZERO);
     } else {
       for (int k = 1; k < dim; k++) {
@@ -715,6 +933,9 @@ PX_FN void pxk_cnContact(PX_MD) {
         PXK_E(efc_pos, r + 1) = dist;
         PXK_E(efc_margin, r) = cm;
         PXK_E(efc_margin, r + 1) = cm;
+#if PXK_SPARSE_J
+        if (sparse == 1) pxk_spBodyChain(PX_MDARGC r, spb0, spb1, 1);
+#endif
         pxk_cnCommit(PX_MDARGC 2, PXK_CNSTR_CONTACT_PYRAMIDAL, i, PX_ZERO);
       }
     }
@@ -1069,6 +1290,17 @@ PX_FN void pxk_makeConstraint(PX_MD) {
     return;
   }
   if (PXK_EN(PX_EFC_NEFC) == 0) return;
+#if PXK_SPARSE_J
+  // J row supernodes: the 0/1 flags of pxk_spPack summed from the end (rows after r sharing r's
+  // columns)
+  if (pxk_isSparse(PX_MDARG) == 1) {
+    for (int r = PXK_EN(PX_EFC_NEFC) - 2; r >= 0; r--) {
+      if (PXK_E(efc_J_rowsuper, r) != 0) {
+        PXK_E(efc_J_rowsuper, r) = PXK_E(efc_J_rowsuper, r) + PXK_E(efc_J_rowsuper, r + 1);
+      }
+    }
+  }
+#endif
   pxk_cnDiagApprox(PX_MDARG);
   pxk_cnMakeImpedance(PX_MDARG);
 }
@@ -1306,6 +1538,15 @@ PX_FN void pxk_cnSurfaceVel(PX_MD) {
 PX_FN void pxk_referenceConstraint(PX_MD) {
   int nv = MS(nv);
   int nefc = PXK_EN(PX_EFC_NEFC);
+#if PXK_SPARSE_J
+  if (pxk_isSparse(PX_MDARG) == 1) {
+    for (int i = 0; i < nefc; i++) {
+      PXR s = PX_ZERO;
+      PXK_SPDOT_BODY(s, i, qvel)
+      PXK_E(efc_vel, i) = s;
+    }
+  } else
+#endif
   for (int i = 0; i < nefc; i++) {
     PXR s = PX_ZERO;
     PXK_DOT_BODY(s, PXK_AE, efc_J, i * nv, PXK_AD, qvel, 0, nv)

@@ -128,6 +128,10 @@ static inline float px_bitsMakeFlt(uint32_t u) {
 #define PXK_EN(k) (d->efc_n[k])
 #define PXK_NEFCMAX (d->nefcmax)
 #define PXK_NEFCDUAL (d->efcdual)
+// the sparse layout of efc_J (PX_EFC_SPARSE of px/pxdata.h): compiled in the C build only, whose
+// storage holds its arrays; code for it sits in `#if PXK_SPARSE_J` blocks of the dialect
+#define PXK_SPARSE_J 1
+#define PXK_EFCSPARSE (d->efcsparse)
 
 // ---- C fast paths ----
 // A kernel may have a C-only fast path inside `#ifdef PX_KERN_C ... #else <the dialect code>

@@ -90,6 +90,8 @@ PX_REAL pxzero;
 #define PXK_EN(k) (pxefcn.v[pxw * PX_EFC_NCOUNT + (k)])
 #define PXK_NEFCMAX pxnefcmax
 #define PXK_NEFCDUAL pxefcdual
+// the sparse layout of efc_J: not in the GPU layout yet (the executor refuses it by name)
+#define PXK_SPARSE_J 0
 // the model statistics (model.stat), uploaded with the constraint blocks
 #define MSTAT(field) (pxstat.v[PXSTAT_##field])
 

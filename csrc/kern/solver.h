@@ -115,6 +115,22 @@ PX_FN int pxk_isNext(PX_MDC int i, PX_INOUT(int, it, 4)) {
   int nv = MS(nv);
   int next = -2;
   int j = it[2];
+#if PXK_SPARSE_J
+  // the sparse layout: the trees of the row's columns (treeNext, sparse)
+  if (pxk_isSparse(PX_MDARG) == 1) {
+    int adr = PXK_E(efc_J_rowadr, i);
+    int n = PXK_E(efc_J_rownnz, i);
+    while (j < n && next == -2) {
+      int tj = M(dof_treeid, PXK_E(efc_J_colind, adr + j));
+      if (tj != it[3]) {
+        next = tj;
+      } else {
+        j++;
+      }
+    }
+    nv = 0;
+  }
+#endif
   while (j < nv) {
     if (PXK_E(efc_J, i * nv + j) != PX_R(0.0)) {
       int tj = M(dof_treeid, j);
@@ -301,6 +317,7 @@ PX_FN void pxk_cSvGather(const pxModel* m, pxData* d, int isl, int nv, int nefc)
     d->efc_sv_LDiagInv[r] = d->qLDiagInv[dof];
   }
   const int* restrict r2e = isl < 0 ? 0 : d->efc_is_iefc2efc + d->efc_is_iefcadr[isl];
+  int sparse = pxk_isSparse(m, d);
   for (int c = 0; c < nefc; c++) {
     int e = isl < 0 ? c : r2e[c];
     d->efc_sv_type[c] = d->efc_type[e];
@@ -313,6 +330,16 @@ PX_FN void pxk_cSvGather(const pxModel* m, pxData* d, int isl, int nv, int nefc)
     d->efc_sv_b[c] = d->efc_b[e];
     d->efc_sv_force[c] = d->efc_force[e];
     PX_REAL* restrict dst = d->efc_sv_J + c * nv;
+    if (sparse == 1) {
+      // the sparse layout: the row's columns scattered into a zeroed local row
+      memset(dst, 0, sizeof(PX_REAL) * (size_t)nv);
+      int a = d->efc_J_rowadr[e];
+      int n = d->efc_J_rownnz[e];
+      const int* restrict ci = d->efc_J_colind + a;
+      const PX_REAL* restrict v = d->efc_J + a;
+      for (int k = 0; k < n; k++) dst[isl < 0 ? ci[k] : d2i[ci[k]] - idofadr] = v[k];
+      continue;
+    }
     const PX_REAL* restrict src = d->efc_J + e * gnv;
     if (consecutive == 1) {
       memcpy(dst, src + dof0, sizeof(PX_REAL) * (size_t)nv);
@@ -362,6 +389,19 @@ PX_FN void pxk_svGather(PX_MDC int isl, int nv, int nefc) {
     PXK_E(efc_sv_aref, c) = PXK_E(efc_aref, e);
     PXK_E(efc_sv_b, c) = PXK_E(efc_b, e);
     PXK_E(efc_sv_force, c) = PXK_E(efc_force, e);
+#if PXK_SPARSE_J
+    // the sparse layout: the row's columns scattered into a zeroed local row
+    if (pxk_isSparse(PX_MDARG) == 1) {
+      for (int r = 0; r < nv; r++) PXK_E(efc_sv_J, c * nv + r) = PX_R(0.0);
+      int a = PXK_E(efc_J_rowadr, e);
+      for (int k = 0; k < PXK_E(efc_J_rownnz, e); k++) {
+        int col = PXK_E(efc_J_colind, a + k);
+        int r = isl < 0 ? col : PXK_E(efc_is_dof2idof, col) - idofadr;
+        PXK_E(efc_sv_J, c * nv + r) = PXK_E(efc_J, a + k);
+      }
+      continue;
+    }
+#endif
     for (int r = 0; r < nv; r++) {
       PXK_E(efc_sv_J, c * nv + r) = PXK_E(efc_J, e * gnv + pxk_svDof(PX_MDARGC isl, r));
     }
@@ -1698,6 +1738,16 @@ PX_FN void pxk_projectScale(PX_MD) {
 // operations of MuJoCo's dof-major loops in their order), after pxk_projectScale
 PX_FN void pxk_projectY(PX_MDC int r) {
   int nv = MS(nv);
+#if PXK_SPARSE_J
+  // the sparse layout: the row scattered into a zeroed dense row of Y
+  if (pxk_isSparse(PX_MDARG) == 1) {
+    for (int k = 0; k < nv; k++) PXK_E(efc_pg_Y, r * nv + k) = PX_R(0.0);
+    int a = PXK_E(efc_J_rowadr, r);
+    for (int k = 0; k < PXK_E(efc_J_rownnz, r); k++) {
+      PXK_E(efc_pg_Y, r * nv + PXK_E(efc_J_colind, a + k)) = PXK_E(efc_J, a + k);
+    }
+  } else
+#endif
   for (int k = 0; k < nv; k++) PXK_E(efc_pg_Y, r * nv + k) = PXK_E(efc_J, r * nv + k);
   for (int i = nv - 1; i > 0; i--) {
     if (M(dof_simplenum, i) != 0) continue;
@@ -2359,6 +2409,20 @@ PX_FN void pxk_dualFinish(PX_MD) {
   for (int k = 0; k < nv; k++) D(qfrc_constraint, k) = PX_R(0.0);
   for (int i = 0; i < nefc; i++) {
     PXR f = PXK_E(efc_force, i);
+#if PXK_SPARSE_J
+    // the sparse layout: the row's columns only (mju_mulMatTVecSparse)
+    if (pxk_isSparse(PX_MDARG) == 1) {
+      if (f != PX_R(0.0)) {
+        int a = PXK_E(efc_J_rowadr, i);
+        for (int k = 0; k < PXK_E(efc_J_rownnz, i); k++) {
+          int col = PXK_E(efc_J_colind, a + k);
+          PXR q = D(qfrc_constraint, col) + PXK_E(efc_J, a + k) * f;
+          D(qfrc_constraint, col) = q;
+        }
+      }
+      continue;
+    }
+#endif
     if (f != PX_R(0.0)) {
       for (int k = 0; k < nv; k++) {
         PXR q = D(qfrc_constraint, k) + PXK_E(efc_J, i * nv + k) * f;
@@ -2573,6 +2637,15 @@ PX_FN int pxk_fwdConstraintBegin(PX_MD) {
     for (int i = 0; i < nv; i++) D(qacc, i) = D(qacc_smooth, i);
     return 0;
   }
+#if PXK_SPARSE_J
+  if (pxk_isSparse(PX_MDARG) == 1) {
+    for (int i = 0; i < nefc; i++) {
+      PXR s = PX_ZERO;
+      PXK_SPDOT_BODY(s, i, qacc_smooth)
+      PXK_E(efc_b, i) = s;
+    }
+  } else
+#endif
   for (int i = 0; i < nefc; i++) {
     PXR s = PX_ZERO;
     PXK_DOT_BODY(s, PXK_AE, efc_J, i * nv, PXK_AD, qacc_smooth, 0, nv)

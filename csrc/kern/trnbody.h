@@ -14,7 +14,7 @@
 // ascending (J' w as mju_mulMatTVec sums it), then the in-gap sum added, then the scale; its
 // nonzero entries form the row. A contact with rows but no room for them (efc_address -1, the
 // constraint storage full) counts without rows.
-//   reads:  m->actuator_*, geom_bodyid, the contacts, efc_J (dense), what pxk_transmission reads
+//   reads:  m->actuator_*, geom_bodyid, the contacts, efc_J (dense or sparse), what pxk_transmission reads
 //   writes: d->actuator_length, actuator_moment, moment_rownnz/rowadr/colind; efc_cn_jac
 //           (scratch: the two point Jacobians, their difference, the normal row, the moment
 //           and the in-gap sum)
@@ -53,6 +53,18 @@ PX_FN int pxk_trnBody(PX_MDC int orow, int adr, int id) {
       PXR w = PX_R(1.0);
       if (nrow > 1) w = PX_R(0.5) / PX_TOREAL(dim - 1);
       for (int r = r0; r >= 0 && r < r0 + nrow; r++) {
+#if PXK_SPARSE_J
+        // the sparse layout: the row's columns only
+        if (pxk_isSparse(PX_MDARG) == 1) {
+          int a = PXK_E(efc_J_rowadr, r);
+          for (int k = 0; k < PXK_E(efc_J_rownnz, r); k++) {
+            int col = PXK_E(efc_J_colind, a + k);
+            PXR v = PXK_E(efc_cn_jac, mr + col) + PXK_E(efc_J, a + k) * w;
+            PXK_E(efc_cn_jac, mr + col) = v;
+          }
+          continue;
+        }
+#endif
         for (int k = 0; k < nv; k++) {
           PXR v = PXK_E(efc_cn_jac, mr + k) + PXK_E(efc_J, r * nv + k) * w;
           PXK_E(efc_cn_jac, mr + k) = v;

@@ -114,6 +114,31 @@ static int modelField(const pxModel* m, const char* name, fieldInfo* f) {
   return 0;
 }
 
+// nonzeros of efc_J in the sparse layout (mjData.nJ): the end of the last row; nefc * nv for
+// the dense one
+static npy_intp efcNJ(const pxModel* m, const pxData* d) {
+  int nefc = d->efc_n ? d->efc_n[PX_EFC_NEFC] : 0;
+  if (!px_efcSparse(m) || !d->efcsparse) return (npy_intp)nefc * m->nv;
+  return nefc ? (npy_intp)d->efc_J_rowadr[nefc - 1] + d->efc_J_rownnz[nefc - 1] : 0;
+}
+
+// the sparse layout's shapes, as MuJoCo's: efc_J and efc_J_colind (nJ,), the row arrays (nefc,)
+// (empty in storage without the sparse layout)
+static void sparseView(const pxModel* m, const pxData* d, const char* name, fieldInfo* f) {
+  int sparse = px_efcSparse(m) && d->efcsparse;
+  if (!strcmp(name, "efc_J") || !strcmp(name, "efc_J_colind")) {
+    if (!sparse && strcmp(name, "efc_J")) {
+      f->nrow = 0;
+    } else if (sparse) {
+      f->nrow = efcNJ(m, d);
+      f->ncol = 1;
+      f->flat = 1;
+    }
+  } else if (!strncmp(name, "efc_J_", 6) && !d->efcsparse) {
+    f->nrow = 0;
+  }
+}
+
 static int dataField(const pxModel* m, const pxData* d, const char* name, fieldInfo* f) {
 #define X(type, fname, nr, nc)   \
   if (!strcmp(name, #fname)) {   \
@@ -137,9 +162,10 @@ static int dataField(const pxModel* m, const pxData* d, const char* name, fieldI
     f->nrow = nefc;                                                                   \
     f->ncol = !strcmp(#fname, "efc_J") ? m->nv : !strcmp(#fname, "efc_KBIP") ? 4 : 1; \
     f->flat = f->ncol == 1 && strcmp(#fname, "efc_J");                                \
+    sparseView(m, d, #fname, f);                                                      \
     return 1;                                                                         \
   }
-    PX_EFC_FIELDS(X)
+    PX_EFC_FIELDS_CPU(X)
 #undef X
   }
   return 0;
@@ -724,6 +750,13 @@ static PyObject* data_get_efcn(PyObject* self, void* closure) {
   return PyLong_FromLong(dob->d.efc_n[(int)(intptr_t)closure]);
 }
 
+static PyObject* data_get_nJ(PyObject* self, void* closure) {
+  (void)closure;
+  DataObject* dob = (DataObject*)self;
+  if (!dataReady(dob)) return NULL;
+  return PyLong_FromSsize_t((Py_ssize_t)efcNJ(dob->model->m, &dob->d));
+}
+
 static PyObject* data_get_nefcmax(PyObject* self, void* closure) {
   (void)closure;
   DataObject* dob = (DataObject*)self;
@@ -774,6 +807,8 @@ static PyGetSetDef dataGetSet[] = {
      (void*)(intptr_t)PX_EFC_NISLAND},
     {"nidof", data_get_efcn, NULL, "number of dofs in constraint islands (mjData.nidof)",
      (void*)(intptr_t)PX_EFC_NIDOF},
+    {"nJ", data_get_nJ, NULL,
+     "number of nonzeros of efc_J (mjData.nJ; nefc * nv with the dense Jacobian)", NULL},
     {"nefcmax", data_get_nefcmax, NULL,
      "constraint row capacity of this Data (<size njmax>, else the static bound)", NULL},
     {"_contact_bytes", data_get_contact_bytes, NULL,
@@ -1213,21 +1248,24 @@ static PyObject* model_copy(PyObject* self, PyObject* unused) {
 
 // every per-world array and the time of a Data, as one blob
 // elements per row of a MuJoCo-visible efc array (efc_J: nv, efc_KBIP: 4), 0 for phalanx scratch
-static size_t efcRowWidth(const char* name, int nv) {
+static size_t efcRowWidth(const char* name, int nv, int sparse) {
   if (!strncmp(name, "efc_sv_", 7) || !strncmp(name, "efc_cn_", 7) ||
       !strncmp(name, "efc_is_", 7) || !strncmp(name, "efc_pg_", 7)) {
     return 0;
   }
   if (!strcmp(name, "efc_J")) return (size_t)nv;
   if (!strcmp(name, "efc_KBIP")) return 4;
+  // the sparse layout's arrays: none in storage without it; efc_J_colind as efc_J (nv per row
+  // bounds what the rows hold)
+  if (!strncmp(name, "efc_J_", 6)) return sparse ? (strcmp(name, "efc_J_colind") ? 1 : (size_t)nv) : 0;
   return 1;
 }
 
 // bytes of the constraint rows in _to_bytes: the counts, then nefc rows of each visible array
-static size_t efcBytes(const pxModel* m, int nefc) {
+static size_t efcBytes(const pxModel* m, int nefc, int sparse) {
   size_t n = PX_EFC_NCOUNT * sizeof(int);
-#define X(type, name, sz) n += (size_t)nefc * efcRowWidth(#name, m->nv) * sizeof(type);
-  PX_EFC_FIELDS(X)
+#define X(type, name, sz) n += (size_t)nefc * efcRowWidth(#name, m->nv, sparse) * sizeof(type);
+  PX_EFC_FIELDS_CPU(X)
 #undef X
   return n;
 }
@@ -1244,7 +1282,7 @@ static PyObject* data_to_bytes(PyObject* self, PyObject* unused) {
   int ncon = *dob->d.ncon;
   n += sizeof(int) + (size_t)ncon * sizeof(pxContact);
   int nefc = dob->d.efc_n[PX_EFC_NEFC];
-  n += efcBytes(m, nefc);
+  n += efcBytes(m, nefc, dob->d.efcsparse);
   PyObject* out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)n);
   if (!out) return NULL;
   char* p = PyBytes_AS_STRING(out);
@@ -1265,11 +1303,11 @@ static PyObject* data_to_bytes(PyObject* self, PyObject* unused) {
   p += PX_EFC_NCOUNT * sizeof(int);
 #define X(type, name, sz)                                                \
   {                                                                      \
-    size_t k_ = (size_t)nefc * efcRowWidth(#name, m->nv) * sizeof(type); \
-    memcpy(p, dob->d.name, k_);                                          \
-    p += k_;                                                             \
+    size_t k_ = (size_t)nefc * efcRowWidth(#name, m->nv, dob->d.efcsparse) * sizeof(type); \
+    memcpy(p, dob->d.name, k_);                                                            \
+    p += k_;                                                                               \
   }
-  PX_EFC_FIELDS(X)
+  PX_EFC_FIELDS_CPU(X)
 #undef X
   return out;
 }
@@ -1292,7 +1330,7 @@ static PyObject* data_set_bytes(PyObject* self, PyObject* args) {
     memcpy(&nefc, (const char*)b.buf + ne, sizeof(int));
   }
   if (ncon < 0 || ncon > dob->d.nconmax || nefc < 0 || nefc > dob->d.nefcmax ||
-      (size_t)b.len != ne + efcBytes(m, nefc)) {
+      (size_t)b.len != ne + efcBytes(m, nefc, dob->d.efcsparse)) {
     PyBuffer_Release(&b);
     PyErr_Format(PyExc_ValueError,
                  "Data._set_bytes: %zd bytes; this model's Data has %zu, then the contact count "
@@ -1323,11 +1361,11 @@ static PyObject* data_set_bytes(PyObject* self, PyObject* args) {
   p += PX_EFC_NCOUNT * sizeof(int);
 #define X(type, name, sz)                                                \
   {                                                                      \
-    size_t k_ = (size_t)nefc * efcRowWidth(#name, m->nv) * sizeof(type); \
-    memcpy(dob->d.name, p, k_);                                          \
-    p += k_;                                                             \
+    size_t k_ = (size_t)nefc * efcRowWidth(#name, m->nv, dob->d.efcsparse) * sizeof(type); \
+    memcpy(dob->d.name, p, k_);                                                            \
+    p += k_;                                                                               \
   }
-  PX_EFC_FIELDS(X)
+  PX_EFC_FIELDS_CPU(X)
 #undef X
   PyBuffer_Release(&b);
   Py_RETURN_NONE;

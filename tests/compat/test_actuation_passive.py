@@ -557,19 +557,22 @@ def test_huge_ctrl_clamped_is_not_bad():
 
 
 def test_muscle_constants_not_computed_are_refused():
-    # the length-range simulation needs what phalanx refuses (here the sparse Jacobian): the ranges
-    # are left NaN and the actuation stage refuses the muscles, naming why
+    # ranges the compiler's length-range simulation could not compute are left NaN (when the
+    # simulation meets what phalanx refuses); the actuation stage then refuses the muscles,
+    # naming why
     path = shared_model("mujoco", "model", "tendon_arm", "arm26.xml")
-    ours = phalanx.Model.from_xml_string(
-        open(path).read().replace('solver="Newton"', 'solver="Newton" jacobian="sparse"'))
+    ours = phalanx.Model.from_xml_path(path)
+    ours.actuator_lengthrange[:] = np.nan
     od = phalanx.Data(ours)
     with pytest.raises(NotImplementedError, match="lengthrange"):
         phalanx._core._actuation(ours, od)
     ours.actuator_lengthrange[:] = mujoco.MjModel.from_xml_path(path).actuator_lengthrange
     phalanx._core._actuation(ours, od)  # acc0 is compiled: with the ranges given, it runs
+    # with the sparse Jacobian the simulation runs, to MuJoCo's ranges
     xml = ACTUATORS.split("<actuator>")[0] + """<actuator>
     <muscle tendon="t1" force="10"/></actuator></mujoco>"""
-    ours = phalanx.Model.from_xml_string(
-        xml.replace("<mujoco>", '<mujoco><option jacobian="sparse"/>'))
-    with pytest.raises(NotImplementedError, match="lengthrange"):
-        phalanx._core._actuation(ours, phalanx.Data(ours))
+    xml = xml.replace("<mujoco>", '<mujoco><option jacobian="sparse"/>')
+    ours = phalanx.Model.from_xml_string(xml)
+    np.testing.assert_allclose(ours.actuator_lengthrange,
+                               mujoco.MjModel.from_xml_string(xml).actuator_lengthrange, rtol=1e-9)
+    phalanx._core._actuation(ours, phalanx.Data(ours))

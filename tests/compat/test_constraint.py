@@ -24,6 +24,8 @@ corpus model phalanx can compile and step, reporting why the others are skipped.
 """
 
 
+import copy
+
 import numpy as np
 import pytest
 
@@ -40,6 +42,8 @@ NSTEP = 200
 NSTATE = 4
 
 ISLAND = int(mujoco.mjtDisableBit.mjDSBL_ISLAND)
+SPARSE = int(mujoco.mjtJacobian.mjJAC_SPARSE)
+AUTO = int(mujoco.mjtJacobian.mjJAC_AUTO)
 CONTACT = int(mujoco.mjtDisableBit.mjDSBL_CONTACT)
 SENSOR = int(mujoco.mjtDisableBit.mjDSBL_SENSOR)
 
@@ -293,10 +297,18 @@ def row_err(a, b):
     return float(np.abs(a - b).max() / (1 + np.abs(b).max()))
 
 
+def is_sparse(ref):
+    """mj_isSparse: the sparse constraint Jacobian (jacobian sparse, or auto with nv >= 60)"""
+    j = ref.opt.jacobian
+    return ref.nv > 0 and (j == SPARSE or (j == AUTO and ref.nv >= 60))
+
+
 def ref_rows(ref, dr, name):
     n = dr.nefc
     v = np.asarray(getattr(dr, name))
     if name == "efc_J":
+        if is_sparse(ref):
+            return v[: dr.nJ]  # the rows' values, packed (their columns: efc_J_colind)
         return v[: n * ref.nv].reshape(n, ref.nv)  # MuJoCo's efc_J holds its precount's rows
     if name == "efc_KBIP":
         return v.reshape(-1, 4)[:n]
@@ -320,7 +332,7 @@ def check_contacts(do, dr, what):
             raise CollisionDiffers(f"{what}: contact {i} (geoms {geoms}) differs")
 
 
-def compare_forward(ours, ref, do, dr, what):
+def compare_forward(ours, ref, do, dr, what, sol_tol=SOL_TOL, state_rows=None):
     """Rows, solver results and states of one forward pass; returns the worst errors."""
     mujoco.mj_forward(ref, dr)
     phalanx.forward(ours, do)
@@ -330,6 +342,16 @@ def compare_forward(ours, ref, do, dr, what):
     assert do.solver_niter == dr.solver_niter[0], f"{what}: solver iterations of island 0"
     np.testing.assert_array_equal(do.efc_type, dr.efc_type[: dr.nefc], err_msg=what)
     np.testing.assert_array_equal(do.efc_id, dr.efc_id[: dr.nefc], err_msg=what)
+    if is_sparse(ref):
+        # the sparse layout: the same columns per row, packed the same way
+        assert do.nJ == dr.nJ, f"{what}: nJ {do.nJ} != mujoco's {dr.nJ}"
+        for name in ("efc_J_rownnz", "efc_J_rowadr", "efc_J_rowsuper"):
+            np.testing.assert_array_equal(getattr(do, name), getattr(dr, name)[: dr.nefc],
+                                          err_msg=f"{what}: {name}")
+        np.testing.assert_array_equal(do.efc_J_colind, dr.efc_J_colind[: dr.nJ],
+                                      err_msg=f"{what}: efc_J_colind")
+        np.testing.assert_array_equal(do.contact.exclude, dr.contact.exclude[: dr.ncon],
+                                      err_msg=f"{what}: contact exclude")
     worst = {"rows": 0.0, "solver": 0.0}
     # adhesive contacts add to the passive forces (mj_adhesion)
     for name in ("qfrc_adhesion", "qfrc_passive", "qacc_smooth"):
@@ -341,36 +363,69 @@ def compare_forward(ours, ref, do, dr, what):
         worst["rows"] = max(worst["rows"], e)
     for name in ("qacc", "qfrc_constraint"):
         e = rel(getattr(do, name), getattr(dr, name))
-        assert e <= SOL_TOL, f"{what}: {name} differs by {e:.3g}"
+        assert e <= sol_tol, f"{what}: {name} differs by {e:.3g}"
         worst["solver"] = max(worst["solver"], e)
     if dr.nefc:
         e = rel(do.efc_force, dr.efc_force[: dr.nefc])
-        assert e <= SOL_TOL, f"{what}: efc_force differs by {e:.3g}"
+        assert e <= sol_tol, f"{what}: efc_force differs by {e:.3g}"
         worst["solver"] = max(worst["solver"], e)
         # with islands and no warm start, MuJoCo never writes efc_state (the solver's states
         # stay in its island arrays; the warm start would have written the global ones): what
         # it holds is left over in its arena, unspecified
         nows = ref.opt.disableflags & int(mujoco.mjtDisableBit.mjDSBL_WARMSTART)
         if not (nows and dr.nisland):
-            np.testing.assert_array_equal(do.efc_state, dr.efc_state[: dr.nefc], err_msg=what)
+            rows = slice(None) if state_rows is None else state_rows
+            np.testing.assert_array_equal(do.efc_state[rows], dr.efc_state[: dr.nefc][rows],
+                                          err_msg=what)
     return worst
 
 
+def layout_spread(ref, dr):
+    """With the sparse Jacobian: how far MuJoCo's own solve with the dense one lies from it, at
+    dr's state (max of qacc's and qfrc_constraint's norm-wise differences), and the rows whose
+    efc_state both of MuJoCo's solves agree on (None: all); (0, None) with the dense one. The two
+    layouts differ only in rounding (the sparse products sum in other orders), which an iterative
+    solver stopped early (CG, noslip) can carry above 1e-6, and which moves rows at a cone or
+    limit boundary from one state to another."""
+    if not is_sparse(ref):
+        return 0.0, None
+    dense = copy.copy(ref)
+    dense.opt.jacobian = int(mujoco.mjtJacobian.mjJAC_DENSE)
+    dd = mujoco.MjData(dense)
+    copy_state(dr, dd)
+    mujoco.mj_forward(dense, dd)
+    mujoco.mj_forward(ref, dr)
+    spread = max(rel(dd.qacc, dr.qacc), rel(dd.qfrc_constraint, dr.qfrc_constraint))
+    if dd.nefc != dr.nefc:  # rows the sparse layout drops (contacts without dofs)
+        return spread, None
+    if ref.opt.solver == int(mujoco.mjtSolver.mjSOL_PGS):
+        # PGS leaves the dual states of its last iteration's start (dualStateChange), taken from
+        # iterates that rounding moves: MuJoCo's own layouts disagree on elliptic cones whose
+        # final forces lie well inside a zone, so no row is a boundary-free comparison
+        return spread, np.zeros(dr.nefc, dtype=bool)
+    return spread, dd.efc_state[: dd.nefc] == dr.efc_state[: dr.nefc]
+
+
 def check_states(ours, ref, seed, scales=(0.3, 1.0)):
+    """Rows and solves at NSTATE random states; with the sparse Jacobian the solver tolerance is
+    the larger of 1e-6 and twice MuJoCo's own dense-to-sparse difference, and efc_state is
+    compared on the rows both of MuJoCo's layouts agree on (layout_spread)."""
     rng = np.random.default_rng(seed)
     do, dr = phalanx.Data(ours), mujoco.MjData(ref)
     nrows = 0
     for k in range(NSTATE):
         random_state(ref, dr, rng, scales[k % len(scales)])
         copy_state(dr, do)
-        compare_forward(ours, ref, do, dr, f"state {k}")
+        spread, agree = layout_spread(ref, dr)
+        tol = max(SOL_TOL, 2 * spread)
+        compare_forward(ours, ref, do, dr, f"state {k}", tol, agree)
         nrows += dr.nefc
         # cfrc_ext with the contact and connect/weld forces (mj_rnePostConstraint)
         mujoco.mj_rnePostConstraint(ref, dr)
         phalanx.rnePostConstraint(ours, do)
         for name in ("cfrc_ext", "cfrc_int", "cacc"):
             e = rel(getattr(do, name), getattr(dr, name))
-            assert e <= SOL_TOL, f"state {k}: {name} differs by {e:.3g}"
+            assert e <= tol, f"state {k}: {name} differs by {e:.3g}"
     return nrows
 
 
@@ -471,6 +526,92 @@ def test_small_trajectory(name, integrator, island):
     assert rows > 0
 
 
+# two sibling spheres welded to one free body overlap (an explicit pair: MuJoCo collides no other
+# pair within a weld): their contact moves no dof the two bodies do not share, so in the sparse
+# layout it has no rows (MuJoCo's exclude 3); the spheres also touch the floor
+WELDED = """
+<mujoco>
+  <option timestep="0.005"/>
+  <worldbody>
+    <geom type="plane" size="2 2 .1"/>
+    <body pos="0 0 .15">
+      <freejoint/>
+      <geom type="box" size=".1 .1 .05"/>
+      <body pos=".05 0 -.1"><geom name="a" type="sphere" size=".06"/></body>
+      <body pos="-.05 0 -.1"><geom name="b" type="sphere" size=".06"/></body>
+    </body>
+  </worldbody>
+  <contact><pair geom1="a" geom2="b"/></contact>
+</mujoco>
+"""
+
+
+def check_sparse_trajectory(ours, ref, seed, nstep=NSTEP):
+    """phalanx and MuJoCo, both with the sparse Jacobian, step from the same state beside MuJoCo
+    with the dense one. MuJoCo's two runs differ only in rounding (its sparse products sum in other
+    orders), so the step where they part by more than 1e-6 (T, or the whole run) measures how fast
+    the model amplifies rounding; phalanx must stay within 1e-6 of MuJoCo's sparse run for T / 2
+    steps and at least 20, or T where T is shorter. Returns the most rows of a step."""
+    dense = copy.copy(ref)
+    dense.opt.jacobian = int(mujoco.mjtJacobian.mjJAC_DENSE)
+    rng = np.random.default_rng(seed)
+    do, dr, dd = phalanx.Data(ours), mujoco.MjData(ref), mujoco.MjData(dense)
+    random_state(ref, dr, rng, 0.3)
+    copy_state(dr, do)
+    copy_state(dr, dd)
+    t_ours = t_self = nstep
+    rows = 0
+    for t in range(nstep):
+        mujoco.mj_step(ref, dr)
+        mujoco.mj_step(dense, dd)
+        phalanx.step(ours, do)
+        rows = max(rows, dr.nefc)
+        if t_ours == nstep and max(row_err(do.qpos, dr.qpos), row_err(do.qvel, dr.qvel)) > TRAJ_TOL:
+            t_ours = t
+        if t_self == nstep and max(row_err(dd.qpos, dr.qpos), row_err(dd.qvel, dr.qvel)) > TRAJ_TOL:
+            t_self = t
+    need = max(t_self // 2, min(20, t_self))
+    assert t_ours >= need, (f"phalanx left 1e-6 of MuJoCo (sparse) after {t_ours} steps; MuJoCo's "
+                            f"dense and sparse runs parted after {t_self} (need {need})")
+    return rows
+
+
+@fast_subset(lambda solver, island, name, **_: island and (solver == "NEWTON" or name in (
+    "contacts", "equality")))
+@pytest.mark.parametrize("solver", ["NEWTON", "CG", "PGS"])
+@pytest.mark.parametrize("island", [True, False], ids=["islands", "monolithic"])
+@pytest.mark.parametrize("name", sorted(SMALL) + ["welded"])
+def test_small_sparse(name, island, solver):
+    """The sparse Jacobian (jacobian sparse in both engines): every row's columns (efc_J_rownnz,
+    rowadr, colind, rowsuper) equal to MuJoCo's, the rows, the solves (PGS with the exact
+    diagonal, and noslip, on its dual matrices) and 200-step trajectories."""
+    ours, ref = load_small(WELDED if name == "welded" else SMALL[name], island)
+    ours.opt.jacobian = ref.opt.jacobian = SPARSE
+    ours.opt.solver = ref.opt.solver = with_solver(name, solver)
+    if solver == "PGS":
+        bit = int(mujoco.mjtEnableBit.mjENBL_DIAGEXACT)
+        ours.opt.enableflags |= bit
+        ref.opt.enableflags |= bit
+    elif solver == "CG":
+        ours.opt.noslip_iterations = ref.opt.noslip_iterations = 3
+    assert check_states(ours, ref, seed=12) > 0, "no rows arose: the test exercises nothing"
+    ours.opt.noslip_iterations = ref.opt.noslip_iterations = 0
+    assert check_sparse_trajectory(ours, ref, seed=13) > 0
+    if name == "welded":
+        d = phalanx.Data(ours)
+        phalanx.forward(ours, d)
+        assert 3 in d.contact.exclude, "the spheres' contact should have no rows"
+
+
+@pytest.mark.parametrize("integrator", ["IMPLICIT", "IMPLICITFAST", "RK4"])
+def test_sparse_integrators(integrator):
+    ours, ref = load_small(CONTACTS, True)
+    ours.opt.jacobian = ref.opt.jacobian = SPARSE
+    ours.opt.integrator = ref.opt.integrator = int(getattr(mujoco.mjtIntegrator,
+                                                           "mjINT_" + integrator))
+    assert check_sparse_trajectory(ours, ref, seed=14) > 0
+
+
 @pytest.mark.parametrize("island", [True, False], ids=["islands", "monolithic"])
 def test_options(island):
     """Disable flags of the constraint stage, warm start, refsafe; solver options."""
@@ -512,14 +653,17 @@ def test_cnstrfull():
     np.testing.assert_array_equal(d.qacc, d.qacc_smooth)
 
 
-@pytest.mark.parametrize("option,value,message", [
-    ("jacobian", 1, "sparse constraint Jacobian"),
-])
-def test_refused(option, value, message):
+def test_sparse_needs_its_data():
+    """A Data made for the dense Jacobian has no room for the sparse layout's arrays."""
     ours, _ = load_small(CONTACTS)
-    setattr(ours.opt, option, value)
-    with pytest.raises(NotImplementedError, match=message):
-        phalanx.forward(ours, phalanx.Data(ours))
+    d = phalanx.Data(ours)
+    assert d.efc_J_colind.size == 0
+    ours.opt.jacobian = SPARSE
+    with pytest.raises(NotImplementedError, match="make a new Data"):
+        phalanx.forward(ours, d)
+    d = phalanx.Data(ours)
+    phalanx.forward(ours, d)
+    assert d.nefc > 0 and d.efc_J.shape == (d.nJ,) and d.nJ < d.nefc * ours.nv
 
 
 def test_refused_flags():
@@ -564,7 +708,6 @@ def test_corpus(cons_model, island):
 
 def test_copy_pickle():
     """copy.copy and pickle carry the constraint rows and counts, as MuJoCo's copies do."""
-    import copy
     import pickle
 
     ours = phalanx.Model.from_xml_string(CONTACTS)

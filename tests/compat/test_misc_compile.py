@@ -434,10 +434,16 @@ def test_tendon_arm():
     assert not lengthrange_not_computed(ours).any()
     np.testing.assert_allclose(ours.actuator_lengthrange, ref.actuator_lengthrange, rtol=1e-9)
     phalanx.forward(ours, phalanx.Data(ours))
-    # with the simulation's needs refused (the sparse Jacobian), the ranges are left NaN ("not
-    # computed") and stepping the muscles is refused, naming why
-    ours = phalanx.Model.from_xml_string(
-        open(path).read().replace('solver="Newton"', 'solver="Newton" jacobian="sparse"'))
+    # with the sparse Jacobian the simulation runs it too, to MuJoCo's values
+    xml = open(path).read().replace('solver="Newton"', 'solver="Newton" jacobian="sparse"')
+    ours = phalanx.Model.from_xml_string(xml)
+    assert not lengthrange_not_computed(ours).any()
+    np.testing.assert_allclose(ours.actuator_lengthrange,
+                               mujoco.MjModel.from_xml_string(xml).actuator_lengthrange, rtol=1e-9)
+    # ranges left NaN ("not computed", as when the simulation meets what phalanx refuses):
+    # stepping the muscles is refused, naming why
+    ours = phalanx.Model.from_xml_path(path)
+    ours.actuator_lengthrange[:] = np.nan
     assert lengthrange_not_computed(ours).all()
     ours.opt.disableflags = ours.opt.disableflags | int(mujoco.mjtDisableBit.mjDSBL_CONSTRAINT)
     with pytest.raises(NotImplementedError, match="lengthrange"):

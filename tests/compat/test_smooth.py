@@ -239,10 +239,6 @@ def test_asan_smoke():
 def test_forward_rejects_unsupported():
     ours = phalanx.Model.from_xml_path(shared_model("gymnasium", "ant.xml"))
     d = phalanx.Data(ours)
-    ours.opt.jacobian = 1
-    with pytest.raises(NotImplementedError, match="sparse constraint Jacobian"):
-        phalanx.forward(ours, d)
-    ours.opt.jacobian = 0
     ours.opt.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_CONSTRAINT)
     ours.opt.enableflags = int(mujoco.mjtEnableBit.mjENBL_SLEEP)
     with pytest.raises(NotImplementedError, match="sleep"):

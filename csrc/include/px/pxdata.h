@@ -77,6 +77,21 @@ typedef struct {
   X(int, efc_is_ne, PXE_NTREE)                                              \
   X(int, efc_is_nf, PXE_NTREE)
 
+// The sparse layout of efc_J (MuJoCo's jacobian sparse, or auto with nv >= 60: mj_isSparse) of
+// one world: row r holds efc_J_rownnz[r] values at efc_J[efc_J_rowadr[r]...], their columns in
+// efc_J_colind (ascending), rows packed in order; efc_J_rowsuper[r]: how many rows after r share
+// its columns. PXE_SPJ is 1 in storage made for such a model (px_efcSparse), else 0 (no room).
+// CPU only: the GPU layout (scripts/gen_layout.py) does not declare them and its executor refuses
+// the sparse Jacobian by name.
+#define PX_EFC_SPARSE(X)                         \
+  X(int, efc_J_rownnz, PXE_SPJ* PXE_ROWS)        \
+  X(int, efc_J_rowadr, PXE_SPJ* PXE_ROWS)        \
+  X(int, efc_J_rowsuper, PXE_SPJ* PXE_ROWS)      \
+  X(int, efc_J_colind, PXE_SPJ* PXE_ROWS* PXE_NV)
+
+// every per-world constraint array of the CPU's storage
+#define PX_EFC_FIELDS_CPU(X) PX_EFC_FIELDS(X) PX_EFC_SPARSE(X)
+
 // The solvers' and the contact Jacobian's scratch (efc_sv_*: the problem one solve sees;
 // efc_pg_*: the dual solver's matrices; efc_cn_jac: Jacobians of contact points): written before
 // it is read within every forward pass and never read after it, so world storage holds it per
@@ -158,12 +173,13 @@ typedef struct {
   int* colscr_i;       // collision scratch, ints (px_colScratchInts)
   int nbpmax;          // body-pair capacity of the broad phase (px_bodyPairCapacity)
 #define X(type, name, n) type* name;
-  PX_EFC_FIELDS(X)
+  PX_EFC_FIELDS_CPU(X)
   PX_EFC_SCRATCH(X)
 #undef X
   int* efc_n;       // PX_EFC_NCOUNT counts (nefc, ne, nf, nl, solver iterations, ...)
   int nefcmax;      // constraint row capacity of every world of this storage
   int efcdual;      // rows of the dual solver's Y and AR in this storage (efc_pg_Y, efc_pg_AR)
+  int efcsparse;    // 1: this storage holds the sparse layout's arrays (PX_EFC_SPARSE)
   pxStatus status;  // sticky status of this world
   int lazy;         // PX_LAZY_* computed since the last forward pass (CPU sensor history)
 } pxData;
@@ -186,7 +202,7 @@ typedef struct {
   long ncolscr_r;      // per-world sizes of colscr_r and colscr_i
   long ncolscr_i;
 #define X(type, name, n) type* name; /* (nworld, n) */
-  PX_EFC_FIELDS(X)
+  PX_EFC_FIELDS_CPU(X)
 #undef X
 #define X(type, name, n) type* name; /* (nslot, n) */
   PX_EFC_SCRATCH(X)
@@ -194,6 +210,7 @@ typedef struct {
   int* efc_n;   // (nworld, PX_EFC_NCOUNT)
   int nefcmax;  // constraint row capacity per world (px_efcCapacity)
   int efcdual;  // rows of efc_pg_Y and efc_pg_AR (px_efcDual at allocation)
+  int efcsparse;  // px_efcSparse at allocation
   void* buffer;
   size_t nbuffer;
 } pxWorlds;
@@ -260,6 +277,9 @@ int px_efcCapacity(const pxModel* m);
 // capacity, at most PX_NEFCDUAL_CAP (such a model's rows beyond it: CNSTRFULL, as beyond nefcmax)
 #define PX_NEFCDUAL_CAP 4096
 int px_efcDual(const pxModel* m);
+// 1 when the model's constraint Jacobian is sparse (MuJoCo's mj_isSparse: jacobian sparse, or auto
+// with nv >= 60), so that world storage holds the arrays of PX_EFC_SPARSE
+int px_efcSparse(const pxModel* m);
 pxtStatus px_collisionCheck(const pxModel* m, pxStatus* st);
 pxtStatus px_collision(const pxModel* m, pxData* d, pxStatus* st);
 int px_narrowphase(const pxModel* m, pxData* d, int g1, int g2, double margin);
