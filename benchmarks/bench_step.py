@@ -3,16 +3,18 @@
 
 By default contacts and all other constraints are disabled in both engines (the smooth-dynamics
 benchmark); with --constraints they are on (the full step: collision, constraint rows, solver),
-and the humanoid scenes of MuJoCo's model/humanoid (1, 22 and 100 humanoids) join the set. Where
-phalanx needs it, the dense constraint Jacobian is chosen in both engines (phalanx has no sparse
-one yet; MuJoCo's `auto` picks sparse at nv >= 60) and named in the output. Features phalanx's
-step does not support yet are disabled in both as well and named in the output. Each model is stepped alternately by both engines for ROUNDS rounds of NSTEP steps
+and the humanoid scenes of MuJoCo's model/humanoid (1, 22 and 100 humanoids) join the set. Both
+engines keep each model's own settings, MuJoCo's default `jacobian="auto"` included (the sparse
+constraint Jacobian at nv >= 60: the 22 and 100 humanoids); --dense asks for the dense one in both.
+Features phalanx's step does not support yet are disabled in both and named in the output.
+Each model is stepped alternately by both engines for ROUNDS rounds of NSTEP steps
 from the same state (one Python call per step in both: `mujoco.mj_step` and `phalanx.step`); the
 median time per step and the ratio mujoco/phalanx (> 1: phalanx faster) are printed, one JSON line
 per model, then the geometric mean. The machine is shared and noisy: only medians and ratios.
 
-Usage: bench_step.py [--full] [--constraints]   (--full: every corpus model phalanx can step, else
-the Gymnasium models and MuJoCo's humanoid)
+Usage: bench_step.py [--full] [--constraints] [--dense] [--only NAME]   (--full: every corpus
+model phalanx can step, else the Gymnasium models and MuJoCo's humanoid; --only: the models whose
+path contains NAME)
 """
 
 import glob
@@ -45,13 +47,13 @@ def disable(models, names, constraints=False):
         m.opt.disableflags = m.opt.disableflags | bits
 
 
-def prepare(path, constraints=False):
+def prepare(path, constraints=False, dense_jac=False):
     """(phalanx model, mujoco model, settings changed in both) or a reason string."""
     import mujoco
 
     try:
         spec = mujoco.MjSpec.from_file(path)
-        # the dense Jacobian of the large scenes needs more than the model's arena (100
+        # the dense Jacobian of the large scenes (--dense) needs more than the model's arena (100
         # humanoids: MuJoCo's own mj_stackAlloc overflow at 100 MB); no effect on the physics
         if constraints:
             spec.memory = max(spec.memory, 512 << 20)
@@ -62,7 +64,7 @@ def prepare(path, constraints=False):
     disabled = [] if constraints else ["constraint"]
     disable((ours, ref), [], constraints)
     dense = int(mujoco.mjtJacobian.mjJAC_DENSE)
-    if constraints and ref.nv >= 60 and ref.opt.jacobian != dense:
+    if dense_jac and constraints and ref.nv >= 60 and ref.opt.jacobian != dense:
         ours.opt.jacobian = ref.opt.jacobian = dense
         disabled.append("jacobian=dense")
     for extra in (None,) + FALLBACK:
@@ -102,6 +104,7 @@ def run_phalanx(ours, state, nstep):
 def main(argv):
     full = "--full" in argv
     constraints = "--constraints" in argv
+    only = argv[argv.index("--only") + 1] if "--only" in argv else None
     if full:
         paths = sorted(set(glob.glob(os.path.join(MODELS, "**", "*.xml"), recursive=True)))
     else:
@@ -113,7 +116,9 @@ def main(argv):
     rng = np.random.default_rng(0)
     for path in paths:
         rel = os.path.relpath(path, MODELS)
-        got = prepare(path, constraints)
+        if only and only not in path:
+            continue
+        got = prepare(path, constraints, "--dense" in argv)
         if isinstance(got, str):
             print(json.dumps({"model": rel, "skipped": got}))
             continue

@@ -612,6 +612,9 @@ PX_FN void pxk_cnFriction(PX_MD) {
     if (M(dof_frictionloss, i) == PX_R(0.0)) continue;
     if (pxk_cnRoom(PX_MDARGC 1) == 0) continue;
     int r0 = PXK_EN(PX_EFC_NEFC);
+#if PXK_SPARSE_J
+    if (pxk_isSparse(PX_MDARG) == 0)  // the sparse layout reads the chain's columns only
+#endif
     for (int k = 0; k < nv; k++) PXK_E(efc_J, r0 * nv + k) = PX_R(0.0);
     PXK_E(efc_J, r0 * nv + i) = PX_R(1.0);
     PXK_E(efc_pos, r0) = PX_R(0.0);
@@ -661,6 +664,9 @@ PX_FN void pxk_cnLimit(PX_MD) {
         if (dist < margin) {
           if (pxk_cnRoom(PX_MDARGC 1) == 0) continue;
           int r0 = PXK_EN(PX_EFC_NEFC);
+#if PXK_SPARSE_J
+          if (pxk_isSparse(PX_MDARG) == 0)  // the sparse layout reads the chain's columns only
+#endif
           for (int k = 0; k < nv; k++) PXK_E(efc_J, r0 * nv + k) = PX_R(0.0);
           PXK_E(efc_J, r0 * nv + M(jnt_dofadr, i)) = -sd;
 #if PXK_SPARSE_J
@@ -682,6 +688,9 @@ PX_FN void pxk_cnLimit(PX_MD) {
       if (dist < margin) {
         if (pxk_cnRoom(PX_MDARGC 1) == 0) continue;
         int r0 = PXK_EN(PX_EFC_NEFC);
+#if PXK_SPARSE_J
+        if (pxk_isSparse(PX_MDARG) == 0)  // the sparse layout reads the chain's columns only
+#endif
         for (int k = 0; k < nv; k++) PXK_E(efc_J, r0 * nv + k) = PX_R(0.0);
         for (int k = 0; k < 3; k++) {
           PXR v = aa[k] * PX_R(-1.0);
@@ -740,7 +749,7 @@ PX_FN void pxk_cnFrameMul(PX_MDC int ro, PX_IN(PX_REAL, frame, 9), int fr, int n
 // contact-frame rows, the pyramid edges). A column outside both bodies' dof chains has zero
 // Jacobians, and its rows come out +0 in the dialect code (0 - 0, 0 + 0 * f, with finite f), so
 // only the chain columns are computed, the rest of the rows zeroed (every column when some frame
-// or friction entry is not finite). efc_cn_jac is not written.
+// or friction entry is not finite; the sparse layout needs no zeros). efc_cn_jac is not written.
 PX_FN void pxk_cCnContactJ(const pxModel* m, pxData* d, int r0, int dim, int ell,
                            const PX_REAL* pos, const PX_REAL* frame, const PX_REAL* friction,
                            int b0, int b1) {
@@ -750,7 +759,8 @@ PX_FN void pxk_cCnContactJ(const pxModel* m, pxData* d, int r0, int dim, int ell
   int finite = 1;
   for (int k = 0; k < 9; k++) finite = frame[k] - frame[k] == PX_R(0.0) ? finite : 0;
   for (int k = 0; k < dim - 1; k++) finite = friction[k] - friction[k] == PX_R(0.0) ? finite : 0;
-  memset(J, 0, sizeof(PX_REAL) * (size_t)(nrow * nv));
+  // the sparse layout reads only the chain's columns (pxk_spPack), all among those written below
+  if (pxk_isSparse(m, d) == 0) memset(J, 0, sizeof(PX_REAL) * (size_t)(nrow * nv));
   PX_REAL off0[3];
   PX_REAL off1[3];
   pxk_jacOffset(m, d, off0, pos, b0);

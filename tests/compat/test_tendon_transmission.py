@@ -519,13 +519,15 @@ def test_adhesion_forward(cone, condim):
         assert err <= (1e-6 if name == "qacc" else TOL), f"{name}: {err:.3g}"
 
 
-def test_adhesion_forward_corpus():
-    """MuJoCo's active_adhesion.xml (nv 209: the dense Jacobian asked for in both engines, since
-    phalanx has no sparse one), 12 states: as test_adhesion_forward."""
+@pytest.mark.parametrize("jacobian", ["DENSE", "AUTO"])
+def test_adhesion_forward_corpus(jacobian):
+    """MuJoCo's active_adhesion.xml (nv 209: with jacobian auto, MuJoCo's default, both engines
+    use the sparse Jacobian; the dense one asked for in both too), 12 states: as
+    test_adhesion_forward."""
     path = shared_model(*ADHESION)
     ours = phalanx.Model.from_xml_path(path)
     ref = mujoco.MjModel.from_xml_path(path)
-    ref.opt.jacobian = ours.opt.jacobian = int(mujoco.mjtJacobian.mjJAC_DENSE)
+    ref.opt.jacobian = ours.opt.jacobian = int(getattr(mujoco.mjtJacobian, "mjJAC_" + jacobian))
     worst, moved, _ = adhesion_worst(ours, ref, 12, 40, seed=5)
     assert moved > 0
     for name, err in worst.items():

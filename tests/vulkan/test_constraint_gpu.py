@@ -301,7 +301,7 @@ def test_solve_dispatches(vk, monkeypatch):
 def test_refusals(vk, monkeypatch):
     """What the GPU's forward pass does not run is refused by name, before any GPU work: on
     every device, adhesion actuators (body transmissions) where contacts can exist (the CPU
-    computes them after its rows); on a CPU Vulkan device, contacts of the convex family unless
+    computes them after its rows) and the sparse constraint Jacobian; on a CPU Vulkan device, contacts of the convex family unless
     PX_GPU_CONVEX=1 (their pipeline's cold compile takes minutes there;
     test_convex_contacts_fp64 runs them)."""
     adhesion = phalanx.Model.from_xml_string("""<mujoco><worldbody>
@@ -323,6 +323,12 @@ def test_refusals(vk, monkeypatch):
     model = phalanx.Model.from_xml_string(xml)
     q = np.tile(model.qpos0, (2, 1))
     v = np.zeros((2, model.nv))
+    model.opt.jacobian = 1  # mjJAC_SPARSE
+    for run in (vk.forward, vk.step):
+        with pytest.raises(NotImplementedError, match="sparse constraint Jacobian .* on the GPU"):
+            run(model, q, v)
+    phalanx.forward(model, phalanx.Data(model))  # the CPU computes it
+    model.opt.jacobian = 0
     if cpu_device(vk):
         monkeypatch.delenv("PX_GPU_CONVEX", raising=False)
         for run in (vk.forward, vk.step):
