@@ -307,31 +307,28 @@ PX_FN void pxk_spPack(PX_MDC int r0, int size) {
   for (int i = 0; i < size; i++) PXK_E(efc_J_rowsuper, r0 + i) = i < size - 1 ? 1 : 0;
 }
 
-// res = row i of efc_J times the Data vector `fb` (mju_dotSparse: four partial sums, then the rest
-// in order); res is a PXR local declared by the caller
-#define PXK_SPDOT_BODY(res, i, fb)                                       \
-  {                                                                      \
-    int sa_ = PXK_E(efc_J_rowadr, i);                                    \
-    int sn_ = PXK_E(efc_J_rownnz, i);                                    \
-    PXR ss0_ = PX_ZERO;                                                  \
-    PXR ss1_ = PX_ZERO;                                                  \
-    PXR ss2_ = PX_ZERO;                                                  \
-    PXR ss3_ = PX_ZERO;                                                  \
-    int sk_ = 0;                                                         \
-    for (; sk_ <= sn_ - 4; sk_ += 4) {                                   \
-      ss0_ += PXK_E(efc_J, sa_ + sk_) *                                  \
-              D(fb, PXK_E(efc_J_colind, sa_ + sk_));                     \
-      ss1_ += PXK_E(efc_J, sa_ + sk_ + 1) *                              \
-              D(fb, PXK_E(efc_J_colind, sa_ + sk_ + 1));                 \
-      ss2_ += PXK_E(efc_J, sa_ + sk_ + 2) *                              \
-              D(fb, PXK_E(efc_J_colind, sa_ + sk_ + 2));                 \
-      ss3_ += PXK_E(efc_J, sa_ + sk_ + 3) *                              \
-              D(fb, PXK_E(efc_J_colind, sa_ + sk_ + 3));                 \
-    }                                                                    \
-    res = (ss0_ + ss2_) + (ss1_ + ss3_);                                 \
-    for (; sk_ < sn_; sk_++) {                                           \
-      res += PXK_E(efc_J, sa_ + sk_) * D(fb, PXK_E(efc_J_colind, sa_ + sk_)); \
-    }                                                                    \
+// res = row i of efc_J times the vector `fb` read through accessor B (PXK_AD: a Data array, PXK_AE:
+// an efc array), as mju_dotSparse sums (four partial sums, then the rest in order); res is a PXR
+// local declared by the caller
+#define PXK_SPDOT_BODY(res, B, i, fb)                                                   \
+  {                                                                                     \
+    int sa_ = PXK_E(efc_J_rowadr, i);                                                   \
+    int sn_ = PXK_E(efc_J_rownnz, i);                                                   \
+    PXR ss0_ = PX_ZERO;                                                                 \
+    PXR ss1_ = PX_ZERO;                                                                 \
+    PXR ss2_ = PX_ZERO;                                                                 \
+    PXR ss3_ = PX_ZERO;                                                                 \
+    int sk_ = 0;                                                                        \
+    for (; sk_ <= sn_ - 4; sk_ += 4) {                                                  \
+      ss0_ += PXK_E(efc_J, sa_ + sk_) * B(fb, PXK_E(efc_J_colind, sa_ + sk_));          \
+      ss1_ += PXK_E(efc_J, sa_ + sk_ + 1) * B(fb, PXK_E(efc_J_colind, sa_ + sk_ + 1));  \
+      ss2_ += PXK_E(efc_J, sa_ + sk_ + 2) * B(fb, PXK_E(efc_J_colind, sa_ + sk_ + 2));  \
+      ss3_ += PXK_E(efc_J, sa_ + sk_ + 3) * B(fb, PXK_E(efc_J_colind, sa_ + sk_ + 3));  \
+    }                                                                                   \
+    res = (ss0_ + ss2_) + (ss1_ + ss3_);                                                \
+    for (; sk_ < sn_; sk_++) {                                                          \
+      res += PXK_E(efc_J, sa_ + sk_) * B(fb, PXK_E(efc_J_colind, sa_ + sk_));           \
+    }                                                                                   \
   }
 #endif  // PXK_SPARSE_J
 
@@ -1552,7 +1549,7 @@ PX_FN void pxk_referenceConstraint(PX_MD) {
   if (pxk_isSparse(PX_MDARG) == 1) {
     for (int i = 0; i < nefc; i++) {
       PXR s = PX_ZERO;
-      PXK_SPDOT_BODY(s, i, qvel)
+      PXK_SPDOT_BODY(s, PXK_AD, i, qvel)
       PXK_E(efc_vel, i) = s;
     }
   } else

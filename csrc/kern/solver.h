@@ -615,67 +615,74 @@ PX_FN PX_REAL pxk_svElliptic(PX_MDC int i, int useB, int coneH) {
   return s;
 }
 
+// Body of the constraint update over the problem's rows (mj_constraintUpdate without J'): efc_sv_force
+// and efc_sv_state from jar (efc_sv_Jaref, or efc_sv_b when useB is 1), the cost added to s (a
+// PXR local of the caller); shared by pxk_svUpdate and the sparse warm start
+#define PXK_SVUPDATE_ROWS(s, nefc, ne, nf, useB, coneH)                                   \
+  for (int i = 0; i < nefc; i++) {                                                        \
+    PXR jar = useB == 1 ? PXK_E(efc_sv_b, i) : PXK_E(efc_sv_Jaref, i);                    \
+    PXR nd = -PXK_E(efc_sv_Dr, i);                                                        \
+    PXK_E(efc_sv_force, i) = nd * jar;                                                    \
+  }                                                                                       \
+  for (int i = 0; i < nefc; i++) {                                                        \
+    PXR jar = useB == 1 ? PXK_E(efc_sv_b, i) : PXK_E(efc_sv_Jaref, i);                    \
+    PXR dd = PXK_E(efc_sv_Dr, i);                                                         \
+    if (i < ne) {                                                                         \
+      PXR c = PX_R(0.5) * dd * jar * jar;                                                 \
+      s += c;                                                                             \
+      PXK_E(efc_sv_state, i) = PXK_CNSTRSTATE_QUADRATIC;                                  \
+      continue;                                                                           \
+    }                                                                                     \
+    if (i < ne + nf) {                                                                    \
+      PXR r = PXK_E(efc_sv_R, i);                                                         \
+      PXR f = PXK_E(efc_sv_floss, i);                                                     \
+      PXR nr = -r;                                                                        \
+      PXR lo = nr * f;                                                                    \
+      PXR hi = r * f;                                                                     \
+      if (jar <= lo) {                                                                    \
+        PXR a = PX_R(-0.5) * r * f * f;                                                   \
+        PXR b = f * jar;                                                                  \
+        PXR c = a - b;                                                                    \
+        s += c;                                                                           \
+        PXK_E(efc_sv_force, i) = f;                                                       \
+        PXK_E(efc_sv_state, i) = PXK_CNSTRSTATE_LINEARNEG;                                \
+      } else if (jar >= hi) {                                                             \
+        PXR a = PX_R(-0.5) * r * f * f;                                                   \
+        PXR b = f * jar;                                                                  \
+        PXR c = a + b;                                                                    \
+        s += c;                                                                           \
+        PXR nf2 = -f;                                                                     \
+        PXK_E(efc_sv_force, i) = nf2;                                                     \
+        PXK_E(efc_sv_state, i) = PXK_CNSTRSTATE_LINEARPOS;                                \
+      } else {                                                                            \
+        PXR c = PX_R(0.5) * dd * jar * jar;                                               \
+        s += c;                                                                           \
+        PXK_E(efc_sv_state, i) = PXK_CNSTRSTATE_QUADRATIC;                                \
+      }                                                                                   \
+      continue;                                                                           \
+    }                                                                                     \
+    if (PXK_E(efc_sv_type, i) == PXK_CNSTR_CONTACT_ELLIPTIC) {                            \
+      PXR c = pxk_svElliptic(PX_MDARGC i, useB, coneH);                                   \
+      s += c;                                                                             \
+      i += PXK_CON(PXK_E(efc_sv_id, i)).dim - 1;                                          \
+      continue;                                                                           \
+    }                                                                                     \
+    if (jar >= PX_R(0.0)) {                                                               \
+      PXK_E(efc_sv_force, i) = PX_R(0.0);                                                 \
+      PXK_E(efc_sv_state, i) = PXK_CNSTRSTATE_SATISFIED;                                  \
+    } else {                                                                              \
+      PXR c = PX_R(0.5) * dd * jar * jar;                                                 \
+      s += c;                                                                             \
+      PXK_E(efc_sv_state, i) = PXK_CNSTRSTATE_QUADRATIC;                                  \
+    }                                                                                     \
+  }                                                                                       \
+  {}
+
 // efc_force and efc_state from jar (efc_sv_Jaref, or efc_sv_b when useB is 1), qfrc_constraint =
 // J' efc_force; returns the constraint cost (mj_constraintUpdate without elliptic cones)
 PX_FN PX_REAL pxk_svUpdate(PX_MDC int nv, int nefc, int ne, int nf, int useB, int coneH) {
   PXR s = PX_ZERO;
-  for (int i = 0; i < nefc; i++) {
-    PXR jar = useB == 1 ? PXK_E(efc_sv_b, i) : PXK_E(efc_sv_Jaref, i);
-    PXR nd = -PXK_E(efc_sv_Dr, i);
-    PXK_E(efc_sv_force, i) = nd * jar;
-  }
-  for (int i = 0; i < nefc; i++) {
-    PXR jar = useB == 1 ? PXK_E(efc_sv_b, i) : PXK_E(efc_sv_Jaref, i);
-    PXR dd = PXK_E(efc_sv_Dr, i);
-    if (i < ne) {
-      PXR c = PX_R(0.5) * dd * jar * jar;
-      s += c;
-      PXK_E(efc_sv_state, i) = PXK_CNSTRSTATE_QUADRATIC;
-      continue;
-    }
-    if (i < ne + nf) {
-      PXR r = PXK_E(efc_sv_R, i);
-      PXR f = PXK_E(efc_sv_floss, i);
-      PXR nr = -r;
-      PXR lo = nr * f;
-      PXR hi = r * f;
-      if (jar <= lo) {
-        PXR a = PX_R(-0.5) * r * f * f;
-        PXR b = f * jar;
-        PXR c = a - b;
-        s += c;
-        PXK_E(efc_sv_force, i) = f;
-        PXK_E(efc_sv_state, i) = PXK_CNSTRSTATE_LINEARNEG;
-      } else if (jar >= hi) {
-        PXR a = PX_R(-0.5) * r * f * f;
-        PXR b = f * jar;
-        PXR c = a + b;
-        s += c;
-        PXR nf2 = -f;
-        PXK_E(efc_sv_force, i) = nf2;
-        PXK_E(efc_sv_state, i) = PXK_CNSTRSTATE_LINEARPOS;
-      } else {
-        PXR c = PX_R(0.5) * dd * jar * jar;
-        s += c;
-        PXK_E(efc_sv_state, i) = PXK_CNSTRSTATE_QUADRATIC;
-      }
-      continue;
-    }
-    if (PXK_E(efc_sv_type, i) == PXK_CNSTR_CONTACT_ELLIPTIC) {
-      PXR c = pxk_svElliptic(PX_MDARGC i, useB, coneH);
-      s += c;
-      i += PXK_CON(PXK_E(efc_sv_id, i)).dim - 1;
-      continue;
-    }
-    if (jar >= PX_R(0.0)) {
-      PXK_E(efc_sv_force, i) = PX_R(0.0);
-      PXK_E(efc_sv_state, i) = PXK_CNSTRSTATE_SATISFIED;
-    } else {
-      PXR c = PX_R(0.5) * dd * jar * jar;
-      s += c;
-      PXK_E(efc_sv_state, i) = PXK_CNSTRSTATE_QUADRATIC;
-    }
-  }
+  PXK_SVUPDATE_ROWS(s, nefc, ne, nf, useB, coneH)
   // qfrc_constraint = J' force (mju_mulMatTVec: rows of zero force skipped)
 #ifdef PX_KERN_C
   // C fast path: the same element-wise updates, two elements at a time
@@ -1677,48 +1684,114 @@ PX_FN int pxk_solPrimalIter(PX_MDC int nv, int nefc, int ne, int nf, PX_REAL sca
   return 0;
 }
 
+// M qacc into efc_sv_Ma (the warm start's Gauss cost)
+#ifdef PX_KERN_C
+#define PXK_SVWARM_MULM(nv) pxk_cSvMulM(d, d->efc_sv_Ma, d->efc_sv_qacc, nv);
+#else
+#define PXK_SVWARM_MULM(nv) PXK_SVMULM_BODY(efc_sv_Ma, efc_sv_qacc, nv)
+#endif  // PX_KERN_C
+
+// Body of the warm start on the problem of every row: JAREF a statement setting efc_sv_Jaref = J
+// qacc for every row, UPDATE(useB) the constraint update returning the cost; shared by
+// pxk_svWarmstart and the sparse layout's pxk_spWarmstart
+#define PXK_SVWARM_BODY(nv, nefc, JAREF, UPDATE)                                          \
+  if ((MOPT(disableflags) & PX_DSBL_WARMSTART) == 0) {                                    \
+    for (int i = 0; i < nv; i++) PXK_E(efc_sv_qacc, i) = D(qacc_warmstart, i);            \
+    JAREF                                                                                 \
+    for (int i = 0; i < nefc; i++) {                                                      \
+      PXR v = PXK_E(efc_sv_Jaref, i) - PXK_E(efc_sv_aref, i);                             \
+      PXK_E(efc_sv_Jaref, i) = v;                                                         \
+    }                                                                                     \
+    PXR cw = UPDATE(0);                                                                   \
+    PXK_SVWARM_MULM(nv)                                                                   \
+    for (int i = 0; i < nv; i++) {                                                        \
+      PXR a = PXK_E(efc_sv_Ma, i) - PXK_E(efc_sv_qfrc_smooth, i);                         \
+      PXR b = PXK_E(efc_sv_qacc, i) - PXK_E(efc_sv_qacc_smooth, i);                       \
+      PXR t = PX_R(0.5) * a * b;                                                          \
+      cw += t;                                                                            \
+    }                                                                                     \
+    PXR cs = UPDATE(1);                                                                   \
+    if (cw > cs) {                                                                        \
+      for (int i = 0; i < nv; i++) PXK_E(efc_sv_qacc, i) = PXK_E(efc_sv_qacc_smooth, i);  \
+    }                                                                                     \
+    if (PXK_EN(PX_EFC_NISLAND) > 0) {                                                     \
+      for (int i = PXK_EN(PX_EFC_NIDOF); i < nv; i++) {                                   \
+        int dof = PXK_E(efc_is_idof2dof, i);                                              \
+        PXK_E(efc_sv_qacc, dof) = PXK_E(efc_sv_qacc_smooth, dof);                         \
+      }                                                                                   \
+    }                                                                                     \
+  } else {                                                                                \
+    for (int i = 0; i < nv; i++) PXK_E(efc_sv_qacc, i) = PXK_E(efc_sv_qacc_smooth, i);    \
+    for (int i = 0; i < nefc; i++) PXK_E(efc_sv_force, i) = PX_R(0.0);                    \
+  }                                                                                       \
+  {}
+
 // the warm start on the problem of every row (engine_forward.c's warmstart for the primal
 // solvers): qacc = qacc_warmstart unless qacc_smooth has the lower total cost (and qacc_smooth
 // for dofs outside every island); qacc_smooth and zero forces when disabled
 PX_FN void pxk_svWarmstart(PX_MDC int nv, int nefc, int ne, int nf) {
-  if ((MOPT(disableflags) & PX_DSBL_WARMSTART) == 0) {
-    for (int i = 0; i < nv; i++) PXK_E(efc_sv_qacc, i) = D(qacc_warmstart, i);
-    for (int i = 0; i < nefc; i++) {
-      PXR s = PX_ZERO;
-      PXK_DOT_BODY(s, PXK_AE, efc_sv_J, i * nv, PXK_AE, efc_sv_qacc, 0, nv)
-      PXK_E(efc_sv_Jaref, i) = s;
-    }
-    for (int i = 0; i < nefc; i++) {
-      PXR v = PXK_E(efc_sv_Jaref, i) - PXK_E(efc_sv_aref, i);
-      PXK_E(efc_sv_Jaref, i) = v;
-    }
-    PXR cw = pxk_svUpdate(PX_MDARGC nv, nefc, ne, nf, 0, 0);
-#ifdef PX_KERN_C
-    pxk_cSvMulM(d, d->efc_sv_Ma, d->efc_sv_qacc, nv);
-#else
-    PXK_SVMULM_BODY(efc_sv_Ma, efc_sv_qacc, nv)
-#endif  // PX_KERN_C
-    for (int i = 0; i < nv; i++) {
-      PXR a = PXK_E(efc_sv_Ma, i) - PXK_E(efc_sv_qfrc_smooth, i);
-      PXR b = PXK_E(efc_sv_qacc, i) - PXK_E(efc_sv_qacc_smooth, i);
-      PXR t = PX_R(0.5) * a * b;
-      cw += t;
-    }
-    PXR cs = pxk_svUpdate(PX_MDARGC nv, nefc, ne, nf, 1, 0);
-    if (cw > cs) {
-      for (int i = 0; i < nv; i++) PXK_E(efc_sv_qacc, i) = PXK_E(efc_sv_qacc_smooth, i);
-    }
-    if (PXK_EN(PX_EFC_NISLAND) > 0) {
-      for (int i = PXK_EN(PX_EFC_NIDOF); i < nv; i++) {
-        int dof = PXK_E(efc_is_idof2dof, i);
-        PXK_E(efc_sv_qacc, dof) = PXK_E(efc_sv_qacc_smooth, dof);
+#define PXK_SVWARM_JAREF                                                              \
+  for (int i = 0; i < nefc; i++) {                                                    \
+    PXR s = PX_ZERO;                                                                  \
+    PXK_DOT_BODY(s, PXK_AE, efc_sv_J, i * nv, PXK_AE, efc_sv_qacc, 0, nv)             \
+    PXK_E(efc_sv_Jaref, i) = s;                                                       \
+  }
+#define PXK_SVWARM_UPDATE(u) pxk_svUpdate(PX_MDARGC nv, nefc, ne, nf, u, 0)
+  PXK_SVWARM_BODY(nv, nefc, PXK_SVWARM_JAREF, PXK_SVWARM_UPDATE)
+#undef PXK_SVWARM_JAREF
+#undef PXK_SVWARM_UPDATE
+}
+
+#if PXK_SPARSE_J
+// the sparse layout's constraint update of the problem of every row (pxk_svUpdate with J' force
+// from efc_J's rows, whose columns are the problem's: isl -1); skipping the columns outside a
+// row's chain adds only zeros, so qfrc_constraint is what the dense product gives
+PX_FN PX_REAL pxk_spUpdate(PX_MDC int nv, int nefc, int ne, int nf, int useB) {
+  PXR s = PX_ZERO;
+  PXK_SVUPDATE_ROWS(s, nefc, ne, nf, useB, 0)
+  for (int k = 0; k < nv; k++) PXK_E(efc_sv_qfrc_constraint, k) = PX_R(0.0);
+  for (int i = 0; i < nefc; i++) {
+    PXR f = PXK_E(efc_sv_force, i);
+    if (f != PX_R(0.0)) {
+      int a = PXK_E(efc_J_rowadr, i);
+      for (int k = 0; k < PXK_E(efc_J_rownnz, i); k++) {
+        int c = PXK_E(efc_J_colind, a + k);
+        PXR q = PXK_E(efc_sv_qfrc_constraint, c) + PXK_E(efc_J, a + k) * f;
+        PXK_E(efc_sv_qfrc_constraint, c) = q;
       }
     }
-  } else {
-    for (int i = 0; i < nv; i++) PXK_E(efc_sv_qacc, i) = PXK_E(efc_sv_qacc_smooth, i);
-    for (int i = 0; i < nefc; i++) PXK_E(efc_sv_force, i) = PX_R(0.0);
   }
+  return s;
 }
+
+// the warm start over every row with the sparse layout (MuJoCo's sparse products): the dof
+// vectors gathered without the rows' dense block, J qacc and J' force from efc_J's rows
+PX_FN void pxk_spWarmstart(PX_MDC int nv, int nefc, int ne, int nf) {
+  pxk_svGather(PX_MDARGC - 1, nv, 0);
+  for (int c = 0; c < nefc; c++) {
+    PXK_E(efc_sv_type, c) = PXK_E(efc_type, c);
+    PXK_E(efc_sv_id, c) = PXK_E(efc_id, c);
+    PXK_E(efc_sv_state, c) = PXK_E(efc_state, c);
+    PXK_E(efc_sv_Dr, c) = PXK_E(efc_D, c);
+    PXK_E(efc_sv_R, c) = PXK_E(efc_R, c);
+    PXK_E(efc_sv_floss, c) = PXK_E(efc_frictionloss, c);
+    PXK_E(efc_sv_aref, c) = PXK_E(efc_aref, c);
+    PXK_E(efc_sv_b, c) = PXK_E(efc_b, c);
+    PXK_E(efc_sv_force, c) = PXK_E(efc_force, c);
+  }
+#define PXK_SPWARM_JAREF                                                            \
+  for (int i = 0; i < nefc; i++) {                                                  \
+    PXR s = PX_ZERO;                                                                \
+    PXK_SPDOT_BODY(s, PXK_AE, i, efc_sv_qacc)                                       \
+    PXK_E(efc_sv_Jaref, i) = s;                                                     \
+  }
+#define PXK_SPWARM_UPDATE(u) pxk_spUpdate(PX_MDARGC nv, nefc, ne, nf, u)
+  PXK_SVWARM_BODY(nv, nefc, PXK_SPWARM_JAREF, PXK_SPWARM_UPDATE)
+#undef PXK_SPWARM_JAREF
+#undef PXK_SPWARM_UPDATE
+  pxk_svScatter(PX_MDARGC - 1, nv, nefc);
+}
+#endif  // PXK_SPARSE_J
 
 //---------------------------------- dual solver (PGS) ---------------------------------------------
 
@@ -2641,7 +2714,7 @@ PX_FN int pxk_fwdConstraintBegin(PX_MD) {
   if (pxk_isSparse(PX_MDARG) == 1) {
     for (int i = 0; i < nefc; i++) {
       PXR s = PX_ZERO;
-      PXK_SPDOT_BODY(s, i, qacc_smooth)
+      PXK_SPDOT_BODY(s, PXK_AD, i, qacc_smooth)
       PXK_E(efc_b, i) = s;
     }
   } else
@@ -2741,9 +2814,16 @@ PX_FN int pxk_primalRun(PX_MDC int budget) {
     }
     if (pxk_ckCharge(budget, cost, used) == 0) break;
     if (stage == 0) {
-      pxk_svGather(PX_MDARGC - 1, nv, nefc);
-      pxk_svWarmstart(PX_MDARGC nv, nefc, ne, nf);
-      pxk_svScatter(PX_MDARGC - 1, nv, nefc);
+#if PXK_SPARSE_J
+      if (pxk_isSparse(PX_MDARG) == 1) {
+        pxk_spWarmstart(PX_MDARGC nv, nefc, ne, nf);
+      } else
+#endif
+      {
+        pxk_svGather(PX_MDARGC - 1, nv, nefc);
+        pxk_svWarmstart(PX_MDARGC nv, nefc, ne, nf);
+        pxk_svScatter(PX_MDARGC - 1, nv, nefc);
+      }
       ck[PXK_CK_STAGE] = 1;
       ck[PXK_CK_ISL] = 0;
     } else if (stage == 1) {
