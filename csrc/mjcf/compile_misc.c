@@ -176,10 +176,28 @@ static int specSignature(const pxcSpec* s, int exclude, int i) {
   return (b1 << 16) + b2;
 }
 
+// MuJoCo's stable sort of the pairs (exclusions) by signature into order (spec index of each
+// rank): the signatures once, then an insertion sort that keeps equal ones in spec order
+static void pairOrder(const pxcSpec* s, int exclude, int* order, int* sig) {
+  int n = exclude ? s->nexclude : s->npair;
+  for (int i = 0; i < n; i++) {
+    int si = specSignature(s, exclude, i);
+    int j = i;
+    for (; j > 0 && sig[j - 1] > si; j--) {
+      sig[j] = sig[j - 1];
+      order[j] = order[j - 1];
+    }
+    sig[j] = si;
+    order[j] = i;
+  }
+}
+
 // spec index of the pair (exclusion) at position `rank` of MuJoCo's stable sort by signature
 static int sortedPair(const pxcSpec* s, int exclude, int rank) {
   int n = exclude ? s->nexclude : s->npair;
   if (rank < 0 || rank >= n) return -1;
+  const int* order = exclude ? s->exclorder : s->pairorder;
+  if (order) return order[rank];
   for (int i = 0; i < n; i++) {
     int si = specSignature(s, exclude, i);
     int r = 0;
@@ -404,6 +422,27 @@ static int sensorDim(const pxcCtx* c, const pxModel* m, const pxcSensor* se) {
 }
 
 pxtStatus pxc_sizeMisc(pxcCtx* c, pxModel* sz) {
+  // the pairs' and exclusions' order, once per compile (name lookups and the arrays follow it)
+  pxcSpec* ms = c->spec;
+  free(ms->pairorder);
+  free(ms->exclorder);
+  ms->pairorder = ms->exclorder = NULL;
+  {
+    int n = ms->npair > ms->nexclude ? ms->npair : ms->nexclude;
+    int* sig = (int*)malloc(sizeof(int) * (size_t)(n + 1));
+    ms->pairorder = (int*)malloc(sizeof(int) * (size_t)(ms->npair + 1));
+    ms->exclorder = (int*)malloc(sizeof(int) * (size_t)(ms->nexclude + 1));
+    if (!sig || !ms->pairorder || !ms->exclorder) {
+      free(sig);
+      free(ms->pairorder);
+      free(ms->exclorder);
+      ms->pairorder = ms->exclorder = NULL;
+      return PX_FAIL(c->st, PX_ERR_NOMEM, "out of memory ordering %d pairs", n);
+    }
+    pairOrder(ms, 0, ms->pairorder, sig);
+    pairOrder(ms, 1, ms->exclorder, sig);
+    free(sig);
+  }
   const pxcSpec* s = c->spec;
 
   // nuser_*

