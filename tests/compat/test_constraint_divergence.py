@@ -8,7 +8,8 @@ differentiatePos(qpos), qvel and act. MuJoCo is run again from the initial state
 run is its self-divergence time T. phalanx must stay within 1e-6 of MuJoCo for at least T / 2
 steps and at least 20 (or the whole run).
 
-The fast subset is Gymnasium's models with the Euler integrator (and RK4 on two); `--full` runs
+The fast subset is Gymnasium's models and MuJoCo's 22 humanoids (the sparse Jacobian) with the
+Euler integrator (and RK4 on two); `--full` runs
 every integrator on every corpus model with contacts or constraints that phalanx can step.
 """
 
@@ -24,7 +25,9 @@ MIN_STEPS = 20
 GYM = ["ant.xml", "half_cheetah.xml", "hopper.xml", "walker2d_v5.xml", "humanoid.xml",
        "humanoidstandup.xml", "pusher_v5.xml", "swimmer.xml", "reacher.xml",
        "inverted_pendulum.xml", "inverted_double_pendulum.xml"]
-FAST = [shared_model("gymnasium", f) for f in GYM]
+# and MuJoCo's 22 humanoids (nv 594: the sparse Jacobian, MuJoCo's default there)
+FAST = [shared_model("gymnasium", f) for f in GYM] + [
+    shared_model("mujoco", "model", "humanoid", "22_humanoids.xml")]
 FAST_RK4 = {shared_model("gymnasium", f) for f in ("ant.xml", "hopper.xml")}
 
 
@@ -53,12 +56,12 @@ def test_constrained_divergence(cons_traj_model, integrator, record_property):
         pytest.skip(f"mujoco rejects it: {str(e).splitlines()[0][:80]}")
     if not relevant:
         if cons_traj_model in FAST:
-            pytest.fail("a Gymnasium model without constraints: the fast subset is wrong")
+            pytest.fail("a fast-subset model without constraints: the fast subset is wrong")
         pytest.skip("no contacts or constraints: test_dynamics.py covers it")
     ours_t, self_t, refused = divergence(cons_traj_model, integrator, tol=TOL, constraints=True)
     if refused:
         if cons_traj_model in FAST:
-            pytest.fail(f"phalanx refuses a Gymnasium model: {refused}")
+            pytest.fail(f"phalanx refuses a fast-subset model: {refused}")
         pytest.skip(f"phalanx cannot step it yet: {refused[:120]}")
     record_property("phalanx_steps", ours_t)
     record_property("mujoco_self_steps", self_t)
