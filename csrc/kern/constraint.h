@@ -310,25 +310,25 @@ PX_FN void pxk_spPack(PX_MDC int r0, int size) {
 // res = row i of efc_J times the vector `fb` read through accessor B (PXK_AD: a Data array, PXK_AE:
 // an efc array), as mju_dotSparse sums (four partial sums, then the rest in order); res is a PXR
 // local declared by the caller
-#define PXK_SPDOT_BODY(res, B, i, fb)                                                   \
-  {                                                                                     \
-    int sa_ = PXK_E(efc_J_rowadr, i);                                                   \
-    int sn_ = PXK_E(efc_J_rownnz, i);                                                   \
-    PXR ss0_ = PX_ZERO;                                                                 \
-    PXR ss1_ = PX_ZERO;                                                                 \
-    PXR ss2_ = PX_ZERO;                                                                 \
-    PXR ss3_ = PX_ZERO;                                                                 \
-    int sk_ = 0;                                                                        \
-    for (; sk_ <= sn_ - 4; sk_ += 4) {                                                  \
-      ss0_ += PXK_E(efc_J, sa_ + sk_) * B(fb, PXK_E(efc_J_colind, sa_ + sk_));          \
-      ss1_ += PXK_E(efc_J, sa_ + sk_ + 1) * B(fb, PXK_E(efc_J_colind, sa_ + sk_ + 1));  \
-      ss2_ += PXK_E(efc_J, sa_ + sk_ + 2) * B(fb, PXK_E(efc_J_colind, sa_ + sk_ + 2));  \
-      ss3_ += PXK_E(efc_J, sa_ + sk_ + 3) * B(fb, PXK_E(efc_J_colind, sa_ + sk_ + 3));  \
-    }                                                                                   \
-    res = (ss0_ + ss2_) + (ss1_ + ss3_);                                                \
-    for (; sk_ < sn_; sk_++) {                                                          \
-      res += PXK_E(efc_J, sa_ + sk_) * B(fb, PXK_E(efc_J_colind, sa_ + sk_));           \
-    }                                                                                   \
+#define PXK_SPDOT_BODY(res, B, i, fb)                                                  \
+  {                                                                                    \
+    int sa_ = PXK_E(efc_J_rowadr, i);                                                  \
+    int sn_ = PXK_E(efc_J_rownnz, i);                                                  \
+    PXR ss0_ = PX_ZERO;                                                                \
+    PXR ss1_ = PX_ZERO;                                                                \
+    PXR ss2_ = PX_ZERO;                                                                \
+    PXR ss3_ = PX_ZERO;                                                                \
+    int sk_ = 0;                                                                       \
+    for (; sk_ <= sn_ - 4; sk_ += 4) {                                                 \
+      ss0_ += PXK_E(efc_J, sa_ + sk_) * B(fb, PXK_E(efc_J_colind, sa_ + sk_));         \
+      ss1_ += PXK_E(efc_J, sa_ + sk_ + 1) * B(fb, PXK_E(efc_J_colind, sa_ + sk_ + 1)); \
+      ss2_ += PXK_E(efc_J, sa_ + sk_ + 2) * B(fb, PXK_E(efc_J_colind, sa_ + sk_ + 2)); \
+      ss3_ += PXK_E(efc_J, sa_ + sk_ + 3) * B(fb, PXK_E(efc_J_colind, sa_ + sk_ + 3)); \
+    }                                                                                  \
+    res = (ss0_ + ss2_) + (ss1_ + ss3_);                                               \
+    for (; sk_ < sn_; sk_++) {                                                         \
+      res += PXK_E(efc_J, sa_ + sk_) * B(fb, PXK_E(efc_J_colind, sa_ + sk_));          \
+    }                                                                                  \
   }
 #endif  // PXK_SPARSE_J
 
@@ -612,7 +612,7 @@ PX_FN void pxk_cnFriction(PX_MD) {
 #if PXK_SPARSE_J
     if (pxk_isSparse(PX_MDARG) == 0)  // the sparse layout reads the chain's columns only
 #endif
-    for (int k = 0; k < nv; k++) PXK_E(efc_J, r0 * nv + k) = PX_R(0.0);
+      for (int k = 0; k < nv; k++) PXK_E(efc_J, r0 * nv + k) = PX_R(0.0);
     PXK_E(efc_J, r0 * nv + i) = PX_R(1.0);
     PXK_E(efc_pos, r0) = PX_R(0.0);
     PXK_E(efc_margin, r0) = PX_R(0.0);
@@ -664,7 +664,7 @@ PX_FN void pxk_cnLimit(PX_MD) {
 #if PXK_SPARSE_J
           if (pxk_isSparse(PX_MDARG) == 0)  // the sparse layout reads the chain's columns only
 #endif
-          for (int k = 0; k < nv; k++) PXK_E(efc_J, r0 * nv + k) = PX_R(0.0);
+            for (int k = 0; k < nv; k++) PXK_E(efc_J, r0 * nv + k) = PX_R(0.0);
           PXK_E(efc_J, r0 * nv + M(jnt_dofadr, i)) = -sd;
 #if PXK_SPARSE_J
           if (pxk_isSparse(PX_MDARG) == 1) pxk_spDofChain(PX_MDARGC r0, M(jnt_dofadr, i), 1);
@@ -688,7 +688,7 @@ PX_FN void pxk_cnLimit(PX_MD) {
 #if PXK_SPARSE_J
         if (pxk_isSparse(PX_MDARG) == 0)  // the sparse layout reads the chain's columns only
 #endif
-        for (int k = 0; k < nv; k++) PXK_E(efc_J, r0 * nv + k) = PX_R(0.0);
+          for (int k = 0; k < nv; k++) PXK_E(efc_J, r0 * nv + k) = PX_R(0.0);
         for (int k = 0; k < 3; k++) {
           PXR v = aa[k] * PX_R(-1.0);
           PXK_E(efc_J, r0 * nv + M(jnt_dofadr, i) + k) = v;
@@ -1554,11 +1554,11 @@ PX_FN void pxk_referenceConstraint(PX_MD) {
     }
   } else
 #endif
-  for (int i = 0; i < nefc; i++) {
-    PXR s = PX_ZERO;
-    PXK_DOT_BODY(s, PXK_AE, efc_J, i * nv, PXK_AD, qvel, 0, nv)
-    PXK_E(efc_vel, i) = s;
-  }
+    for (int i = 0; i < nefc; i++) {
+      PXR s = PX_ZERO;
+      PXK_DOT_BODY(s, PXK_AE, efc_J, i * nv, PXK_AD, qvel, 0, nv)
+      PXK_E(efc_vel, i) = s;
+    }
   pxk_cnSurfaceVel(PX_MDARG);
   for (int i = 0; i < nefc; i++) {
     PXR nb = -PXK_E(efc_KBIP, 4 * i + 1);

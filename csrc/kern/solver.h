@@ -615,67 +615,67 @@ PX_FN PX_REAL pxk_svElliptic(PX_MDC int i, int useB, int coneH) {
   return s;
 }
 
-// Body of the constraint update over the problem's rows (mj_constraintUpdate without J'): efc_sv_force
-// and efc_sv_state from jar (efc_sv_Jaref, or efc_sv_b when useB is 1), the cost added to s (a
-// PXR local of the caller); shared by pxk_svUpdate and the sparse warm start
-#define PXK_SVUPDATE_ROWS(s, nefc, ne, nf, useB, coneH)                                   \
-  for (int i = 0; i < nefc; i++) {                                                        \
-    PXR jar = useB == 1 ? PXK_E(efc_sv_b, i) : PXK_E(efc_sv_Jaref, i);                    \
-    PXR nd = -PXK_E(efc_sv_Dr, i);                                                        \
-    PXK_E(efc_sv_force, i) = nd * jar;                                                    \
-  }                                                                                       \
-  for (int i = 0; i < nefc; i++) {                                                        \
-    PXR jar = useB == 1 ? PXK_E(efc_sv_b, i) : PXK_E(efc_sv_Jaref, i);                    \
-    PXR dd = PXK_E(efc_sv_Dr, i);                                                         \
-    if (i < ne) {                                                                         \
-      PXR c = PX_R(0.5) * dd * jar * jar;                                                 \
-      s += c;                                                                             \
-      PXK_E(efc_sv_state, i) = PXK_CNSTRSTATE_QUADRATIC;                                  \
-      continue;                                                                           \
-    }                                                                                     \
-    if (i < ne + nf) {                                                                    \
-      PXR r = PXK_E(efc_sv_R, i);                                                         \
-      PXR f = PXK_E(efc_sv_floss, i);                                                     \
-      PXR nr = -r;                                                                        \
-      PXR lo = nr * f;                                                                    \
-      PXR hi = r * f;                                                                     \
-      if (jar <= lo) {                                                                    \
-        PXR a = PX_R(-0.5) * r * f * f;                                                   \
-        PXR b = f * jar;                                                                  \
-        PXR c = a - b;                                                                    \
-        s += c;                                                                           \
-        PXK_E(efc_sv_force, i) = f;                                                       \
-        PXK_E(efc_sv_state, i) = PXK_CNSTRSTATE_LINEARNEG;                                \
-      } else if (jar >= hi) {                                                             \
-        PXR a = PX_R(-0.5) * r * f * f;                                                   \
-        PXR b = f * jar;                                                                  \
-        PXR c = a + b;                                                                    \
-        s += c;                                                                           \
-        PXR nf2 = -f;                                                                     \
-        PXK_E(efc_sv_force, i) = nf2;                                                     \
-        PXK_E(efc_sv_state, i) = PXK_CNSTRSTATE_LINEARPOS;                                \
-      } else {                                                                            \
-        PXR c = PX_R(0.5) * dd * jar * jar;                                               \
-        s += c;                                                                           \
-        PXK_E(efc_sv_state, i) = PXK_CNSTRSTATE_QUADRATIC;                                \
-      }                                                                                   \
-      continue;                                                                           \
-    }                                                                                     \
-    if (PXK_E(efc_sv_type, i) == PXK_CNSTR_CONTACT_ELLIPTIC) {                            \
-      PXR c = pxk_svElliptic(PX_MDARGC i, useB, coneH);                                   \
-      s += c;                                                                             \
-      i += PXK_CON(PXK_E(efc_sv_id, i)).dim - 1;                                          \
-      continue;                                                                           \
-    }                                                                                     \
-    if (jar >= PX_R(0.0)) {                                                               \
-      PXK_E(efc_sv_force, i) = PX_R(0.0);                                                 \
-      PXK_E(efc_sv_state, i) = PXK_CNSTRSTATE_SATISFIED;                                  \
-    } else {                                                                              \
-      PXR c = PX_R(0.5) * dd * jar * jar;                                                 \
-      s += c;                                                                             \
-      PXK_E(efc_sv_state, i) = PXK_CNSTRSTATE_QUADRATIC;                                  \
-    }                                                                                     \
-  }                                                                                       \
+// Body of the constraint update over the problem's rows (mj_constraintUpdate without J'):
+// efc_sv_force and efc_sv_state from jar (efc_sv_Jaref, or efc_sv_b when useB is 1), the cost added
+// to s (a PXR local of the caller); shared by pxk_svUpdate and the sparse warm start
+#define PXK_SVUPDATE_ROWS(s, nefc, ne, nf, useB, coneH)                \
+  for (int i = 0; i < nefc; i++) {                                     \
+    PXR jar = useB == 1 ? PXK_E(efc_sv_b, i) : PXK_E(efc_sv_Jaref, i); \
+    PXR nd = -PXK_E(efc_sv_Dr, i);                                     \
+    PXK_E(efc_sv_force, i) = nd * jar;                                 \
+  }                                                                    \
+  for (int i = 0; i < nefc; i++) {                                     \
+    PXR jar = useB == 1 ? PXK_E(efc_sv_b, i) : PXK_E(efc_sv_Jaref, i); \
+    PXR dd = PXK_E(efc_sv_Dr, i);                                      \
+    if (i < ne) {                                                      \
+      PXR c = PX_R(0.5) * dd * jar * jar;                              \
+      s += c;                                                          \
+      PXK_E(efc_sv_state, i) = PXK_CNSTRSTATE_QUADRATIC;               \
+      continue;                                                        \
+    }                                                                  \
+    if (i < ne + nf) {                                                 \
+      PXR r = PXK_E(efc_sv_R, i);                                      \
+      PXR f = PXK_E(efc_sv_floss, i);                                  \
+      PXR nr = -r;                                                     \
+      PXR lo = nr * f;                                                 \
+      PXR hi = r * f;                                                  \
+      if (jar <= lo) {                                                 \
+        PXR a = PX_R(-0.5) * r * f * f;                                \
+        PXR b = f * jar;                                               \
+        PXR c = a - b;                                                 \
+        s += c;                                                        \
+        PXK_E(efc_sv_force, i) = f;                                    \
+        PXK_E(efc_sv_state, i) = PXK_CNSTRSTATE_LINEARNEG;             \
+      } else if (jar >= hi) {                                          \
+        PXR a = PX_R(-0.5) * r * f * f;                                \
+        PXR b = f * jar;                                               \
+        PXR c = a + b;                                                 \
+        s += c;                                                        \
+        PXR nf2 = -f;                                                  \
+        PXK_E(efc_sv_force, i) = nf2;                                  \
+        PXK_E(efc_sv_state, i) = PXK_CNSTRSTATE_LINEARPOS;             \
+      } else {                                                         \
+        PXR c = PX_R(0.5) * dd * jar * jar;                            \
+        s += c;                                                        \
+        PXK_E(efc_sv_state, i) = PXK_CNSTRSTATE_QUADRATIC;             \
+      }                                                                \
+      continue;                                                        \
+    }                                                                  \
+    if (PXK_E(efc_sv_type, i) == PXK_CNSTR_CONTACT_ELLIPTIC) {         \
+      PXR c = pxk_svElliptic(PX_MDARGC i, useB, coneH);                \
+      s += c;                                                          \
+      i += PXK_CON(PXK_E(efc_sv_id, i)).dim - 1;                       \
+      continue;                                                        \
+    }                                                                  \
+    if (jar >= PX_R(0.0)) {                                            \
+      PXK_E(efc_sv_force, i) = PX_R(0.0);                              \
+      PXK_E(efc_sv_state, i) = PXK_CNSTRSTATE_SATISFIED;               \
+    } else {                                                           \
+      PXR c = PX_R(0.5) * dd * jar * jar;                              \
+      s += c;                                                          \
+      PXK_E(efc_sv_state, i) = PXK_CNSTRSTATE_QUADRATIC;               \
+    }                                                                  \
+  }                                                                    \
   {}
 
 // efc_force and efc_state from jar (efc_sv_Jaref, or efc_sv_b when useB is 1), qfrc_constraint =
@@ -1694,47 +1694,47 @@ PX_FN int pxk_solPrimalIter(PX_MDC int nv, int nefc, int ne, int nf, PX_REAL sca
 // Body of the warm start on the problem of every row: JAREF a statement setting efc_sv_Jaref = J
 // qacc for every row, UPDATE(useB) the constraint update returning the cost; shared by
 // pxk_svWarmstart and the sparse layout's pxk_spWarmstart
-#define PXK_SVWARM_BODY(nv, nefc, JAREF, UPDATE)                                          \
-  if ((MOPT(disableflags) & PX_DSBL_WARMSTART) == 0) {                                    \
-    for (int i = 0; i < nv; i++) PXK_E(efc_sv_qacc, i) = D(qacc_warmstart, i);            \
-    JAREF                                                                                 \
-    for (int i = 0; i < nefc; i++) {                                                      \
-      PXR v = PXK_E(efc_sv_Jaref, i) - PXK_E(efc_sv_aref, i);                             \
-      PXK_E(efc_sv_Jaref, i) = v;                                                         \
-    }                                                                                     \
-    PXR cw = UPDATE(0);                                                                   \
-    PXK_SVWARM_MULM(nv)                                                                   \
-    for (int i = 0; i < nv; i++) {                                                        \
-      PXR a = PXK_E(efc_sv_Ma, i) - PXK_E(efc_sv_qfrc_smooth, i);                         \
-      PXR b = PXK_E(efc_sv_qacc, i) - PXK_E(efc_sv_qacc_smooth, i);                       \
-      PXR t = PX_R(0.5) * a * b;                                                          \
-      cw += t;                                                                            \
-    }                                                                                     \
-    PXR cs = UPDATE(1);                                                                   \
-    if (cw > cs) {                                                                        \
-      for (int i = 0; i < nv; i++) PXK_E(efc_sv_qacc, i) = PXK_E(efc_sv_qacc_smooth, i);  \
-    }                                                                                     \
-    if (PXK_EN(PX_EFC_NISLAND) > 0) {                                                     \
-      for (int i = PXK_EN(PX_EFC_NIDOF); i < nv; i++) {                                   \
-        int dof = PXK_E(efc_is_idof2dof, i);                                              \
-        PXK_E(efc_sv_qacc, dof) = PXK_E(efc_sv_qacc_smooth, dof);                         \
-      }                                                                                   \
-    }                                                                                     \
-  } else {                                                                                \
-    for (int i = 0; i < nv; i++) PXK_E(efc_sv_qacc, i) = PXK_E(efc_sv_qacc_smooth, i);    \
-    for (int i = 0; i < nefc; i++) PXK_E(efc_sv_force, i) = PX_R(0.0);                    \
-  }                                                                                       \
+#define PXK_SVWARM_BODY(nv, nefc, JAREF, UPDATE)                                         \
+  if ((MOPT(disableflags) & PX_DSBL_WARMSTART) == 0) {                                   \
+    for (int i = 0; i < nv; i++) PXK_E(efc_sv_qacc, i) = D(qacc_warmstart, i);           \
+    JAREF                                                                                \
+    for (int i = 0; i < nefc; i++) {                                                     \
+      PXR v = PXK_E(efc_sv_Jaref, i) - PXK_E(efc_sv_aref, i);                            \
+      PXK_E(efc_sv_Jaref, i) = v;                                                        \
+    }                                                                                    \
+    PXR cw = UPDATE(0);                                                                  \
+    PXK_SVWARM_MULM(nv)                                                                  \
+    for (int i = 0; i < nv; i++) {                                                       \
+      PXR a = PXK_E(efc_sv_Ma, i) - PXK_E(efc_sv_qfrc_smooth, i);                        \
+      PXR b = PXK_E(efc_sv_qacc, i) - PXK_E(efc_sv_qacc_smooth, i);                      \
+      PXR t = PX_R(0.5) * a * b;                                                         \
+      cw += t;                                                                           \
+    }                                                                                    \
+    PXR cs = UPDATE(1);                                                                  \
+    if (cw > cs) {                                                                       \
+      for (int i = 0; i < nv; i++) PXK_E(efc_sv_qacc, i) = PXK_E(efc_sv_qacc_smooth, i); \
+    }                                                                                    \
+    if (PXK_EN(PX_EFC_NISLAND) > 0) {                                                    \
+      for (int i = PXK_EN(PX_EFC_NIDOF); i < nv; i++) {                                  \
+        int dof = PXK_E(efc_is_idof2dof, i);                                             \
+        PXK_E(efc_sv_qacc, dof) = PXK_E(efc_sv_qacc_smooth, dof);                        \
+      }                                                                                  \
+    }                                                                                    \
+  } else {                                                                               \
+    for (int i = 0; i < nv; i++) PXK_E(efc_sv_qacc, i) = PXK_E(efc_sv_qacc_smooth, i);   \
+    for (int i = 0; i < nefc; i++) PXK_E(efc_sv_force, i) = PX_R(0.0);                   \
+  }                                                                                      \
   {}
 
 // the warm start on the problem of every row (engine_forward.c's warmstart for the primal
 // solvers): qacc = qacc_warmstart unless qacc_smooth has the lower total cost (and qacc_smooth
 // for dofs outside every island); qacc_smooth and zero forces when disabled
 PX_FN void pxk_svWarmstart(PX_MDC int nv, int nefc, int ne, int nf) {
-#define PXK_SVWARM_JAREF                                                              \
-  for (int i = 0; i < nefc; i++) {                                                    \
-    PXR s = PX_ZERO;                                                                  \
-    PXK_DOT_BODY(s, PXK_AE, efc_sv_J, i * nv, PXK_AE, efc_sv_qacc, 0, nv)             \
-    PXK_E(efc_sv_Jaref, i) = s;                                                       \
+#define PXK_SVWARM_JAREF                                                 \
+  for (int i = 0; i < nefc; i++) {                                       \
+    PXR s = PX_ZERO;                                                     \
+    PXK_DOT_BODY(s, PXK_AE, efc_sv_J, i* nv, PXK_AE, efc_sv_qacc, 0, nv) \
+    PXK_E(efc_sv_Jaref, i) = s;                                          \
   }
 #define PXK_SVWARM_UPDATE(u) pxk_svUpdate(PX_MDARGC nv, nefc, ne, nf, u, 0)
   PXK_SVWARM_BODY(nv, nefc, PXK_SVWARM_JAREF, PXK_SVWARM_UPDATE)
@@ -1779,11 +1779,11 @@ PX_FN void pxk_spWarmstart(PX_MDC int nv, int nefc, int ne, int nf) {
     PXK_E(efc_sv_b, c) = PXK_E(efc_b, c);
     PXK_E(efc_sv_force, c) = PXK_E(efc_force, c);
   }
-#define PXK_SPWARM_JAREF                                                            \
-  for (int i = 0; i < nefc; i++) {                                                  \
-    PXR s = PX_ZERO;                                                                \
-    PXK_SPDOT_BODY(s, PXK_AE, i, efc_sv_qacc)                                       \
-    PXK_E(efc_sv_Jaref, i) = s;                                                     \
+#define PXK_SPWARM_JAREF                      \
+  for (int i = 0; i < nefc; i++) {            \
+    PXR s = PX_ZERO;                          \
+    PXK_SPDOT_BODY(s, PXK_AE, i, efc_sv_qacc) \
+    PXK_E(efc_sv_Jaref, i) = s;               \
   }
 #define PXK_SPWARM_UPDATE(u) pxk_spUpdate(PX_MDARGC nv, nefc, ne, nf, u)
   PXK_SVWARM_BODY(nv, nefc, PXK_SPWARM_JAREF, PXK_SPWARM_UPDATE)
@@ -1821,7 +1821,7 @@ PX_FN void pxk_projectY(PX_MDC int r) {
     }
   } else
 #endif
-  for (int k = 0; k < nv; k++) PXK_E(efc_pg_Y, r * nv + k) = PXK_E(efc_J, r * nv + k);
+    for (int k = 0; k < nv; k++) PXK_E(efc_pg_Y, r * nv + k) = PXK_E(efc_J, r * nv + k);
   for (int i = nv - 1; i > 0; i--) {
     if (M(dof_simplenum, i) != 0) continue;
     int start = M(M_rowadr, i);
@@ -2719,11 +2719,11 @@ PX_FN int pxk_fwdConstraintBegin(PX_MD) {
     }
   } else
 #endif
-  for (int i = 0; i < nefc; i++) {
-    PXR s = PX_ZERO;
-    PXK_DOT_BODY(s, PXK_AE, efc_J, i * nv, PXK_AD, qacc_smooth, 0, nv)
-    PXK_E(efc_b, i) = s;
-  }
+    for (int i = 0; i < nefc; i++) {
+      PXR s = PX_ZERO;
+      PXK_DOT_BODY(s, PXK_AE, efc_J, i * nv, PXK_AD, qacc_smooth, 0, nv)
+      PXK_E(efc_b, i) = s;
+    }
   for (int i = 0; i < nefc; i++) {
     PXR v = PXK_E(efc_b, i) - PXK_E(efc_aref, i);
     PXK_E(efc_b, i) = v;

@@ -14,8 +14,9 @@
 // ascending (J' w as mju_mulMatTVec sums it), then the in-gap sum added, then the scale; its
 // nonzero entries form the row. A contact with rows but no room for them (efc_address -1, the
 // constraint storage full) counts without rows.
-//   reads:  m->actuator_*, geom_bodyid, the contacts, efc_J (dense or sparse), what pxk_transmission reads
-//   writes: d->actuator_length, actuator_moment, moment_rownnz/rowadr/colind; efc_cn_jac
+//   reads:  m->actuator_*, geom_bodyid, the contacts, efc_J (dense or sparse), what
+//   pxk_transmission reads writes: d->actuator_length, actuator_moment,
+//   moment_rownnz/rowadr/colind; efc_cn_jac
 //           (scratch: the two point Jacobians, their difference, the normal row, the moment
 //           and the in-gap sum)
 #ifndef PX_KERN_TRNBODY_H_

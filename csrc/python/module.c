@@ -1257,7 +1257,8 @@ static size_t efcRowWidth(const char* name, int nv, int sparse) {
   if (!strcmp(name, "efc_KBIP")) return 4;
   // the sparse layout's arrays: none in storage without it; efc_J_colind as efc_J (nv per row
   // bounds what the rows hold)
-  if (!strncmp(name, "efc_J_", 6)) return sparse ? (strcmp(name, "efc_J_colind") ? 1 : (size_t)nv) : 0;
+  if (!strncmp(name, "efc_J_", 6))
+    return sparse ? (strcmp(name, "efc_J_colind") ? 1 : (size_t)nv) : 0;
   return 1;
 }
 
@@ -1301,8 +1302,8 @@ static PyObject* data_to_bytes(PyObject* self, PyObject* unused) {
   p += sizeof(int) + (size_t)ncon * sizeof(pxContact);
   memcpy(p, dob->d.efc_n, PX_EFC_NCOUNT * sizeof(int));
   p += PX_EFC_NCOUNT * sizeof(int);
-#define X(type, name, sz)                                                \
-  {                                                                      \
+#define X(type, name, sz)                                                                  \
+  {                                                                                        \
     size_t k_ = (size_t)nefc * efcRowWidth(#name, m->nv, dob->d.efcsparse) * sizeof(type); \
     memcpy(p, dob->d.name, k_);                                                            \
     p += k_;                                                                               \
@@ -1359,8 +1360,8 @@ static PyObject* data_set_bytes(PyObject* self, PyObject* args) {
   p += sizeof(int) + (size_t)ncon * sizeof(pxContact);
   memcpy(dob->d.efc_n, p, PX_EFC_NCOUNT * sizeof(int));
   p += PX_EFC_NCOUNT * sizeof(int);
-#define X(type, name, sz)                                                \
-  {                                                                      \
+#define X(type, name, sz)                                                                  \
+  {                                                                                        \
     size_t k_ = (size_t)nefc * efcRowWidth(#name, m->nv, dob->d.efcsparse) * sizeof(type); \
     memcpy(dob->d.name, p, k_);                                                            \
     p += k_;                                                                               \

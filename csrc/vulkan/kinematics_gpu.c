@@ -1131,10 +1131,11 @@ static pxtStatus constraintCheckGPU(const pxvContext* ctx, const pxModel* m, con
                                     const char* fn, pxStatus* st) {
   // the sparse layout of efc_J is the CPU's only (px/pxdata.h PX_EFC_SPARSE)
   if (px_efcSparse(m) && px_efcCapacity(m) > 0) {
-    return PX_FAIL(st, PX_ERR_UNSUPPORTED,
-                   "%s: the sparse constraint Jacobian (jacobian sparse, or auto with nv >= 60; "
-                   "nv = %d) is not supported on the GPU yet (jacobian dense, or run it on the CPU)",
-                   fn, m->nv);
+    return PX_FAIL(
+        st, PX_ERR_UNSUPPORTED,
+        "%s: the sparse constraint Jacobian (jacobian sparse, or auto with nv >= 60; "
+        "nv = %d) is not supported on the GPU yet (jacobian dense, or run it on the CPU)",
+        fn, m->nv);
   }
   if (!contactsOn(m)) return PX_OK;
   // the CPU computes body transmissions after its constraint rows (csrc/kern/trnbody.h); the

@@ -83,10 +83,10 @@ typedef struct {
 // its columns. PXE_SPJ is 1 in storage made for such a model (px_efcSparse), else 0 (no room).
 // CPU only: the GPU layout (scripts/gen_layout.py) does not declare them and its executor refuses
 // the sparse Jacobian by name.
-#define PX_EFC_SPARSE(X)                         \
-  X(int, efc_J_rownnz, PXE_SPJ* PXE_ROWS)        \
-  X(int, efc_J_rowadr, PXE_SPJ* PXE_ROWS)        \
-  X(int, efc_J_rowsuper, PXE_SPJ* PXE_ROWS)      \
+#define PX_EFC_SPARSE(X)                    \
+  X(int, efc_J_rownnz, PXE_SPJ* PXE_ROWS)   \
+  X(int, efc_J_rowadr, PXE_SPJ* PXE_ROWS)   \
+  X(int, efc_J_rowsuper, PXE_SPJ* PXE_ROWS) \
   X(int, efc_J_colind, PXE_SPJ* PXE_ROWS* PXE_NV)
 
 // every per-world constraint array of the CPU's storage
@@ -207,9 +207,9 @@ typedef struct {
 #define X(type, name, n) type* name; /* (nslot, n) */
   PX_EFC_SCRATCH(X)
 #undef X
-  int* efc_n;   // (nworld, PX_EFC_NCOUNT)
-  int nefcmax;  // constraint row capacity per world (px_efcCapacity)
-  int efcdual;  // rows of efc_pg_Y and efc_pg_AR (px_efcDual at allocation)
+  int* efc_n;     // (nworld, PX_EFC_NCOUNT)
+  int nefcmax;    // constraint row capacity per world (px_efcCapacity)
+  int efcdual;    // rows of efc_pg_Y and efc_pg_AR (px_efcDual at allocation)
   int efcsparse;  // px_efcSparse at allocation
   void* buffer;
   size_t nbuffer;
