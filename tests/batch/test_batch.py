@@ -47,8 +47,24 @@ def data_bytes(b):
 
 @pytest.mark.parametrize("name", MODELS)
 def test_threads_bitwise_and_equal_to_single_world_step(name):
-    m = load(name)
-    nworld, nsub = 7, 4
+    check_threads(load(name), name)
+
+
+def test_sparse_jacobian_threads_bitwise():
+    """Constraints on, with the sparse Jacobian (jacobian sparse): as above."""
+    m = phalanx.Model.from_xml_path(shared_model("gymnasium", "ant.xml"))
+    m.opt.jacobian = 1  # mjJAC_SPARSE
+    check_threads(m, "ant, sparse", nsub=30)  # 90 steps: the ant lands on the floor
+    d = phalanx.Data(m)
+    for _ in range(90):
+        phalanx.step(m, d)
+    assert d.ncon > 0 and d.nJ > 0 and d.efc_J.shape == (d.nJ,)
+
+
+def check_threads(m, name, nsub=4):
+    """The batch's worlds equal to the bit for 1, 2 and 3 threads and to phalanx.step of each
+    world alone (same reset noise)."""
+    nworld = 7
     ref = data_bytes(run_batch(m, nworld, 0, nsub=nsub))
     for nthread in (1, 2, 3):
         got = data_bytes(run_batch(m, nworld, nthread, nsub=nsub))

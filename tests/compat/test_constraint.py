@@ -739,15 +739,21 @@ def test_corpus(cons_model, island):
         check_trajectory(ours, ref, seed=7, scale=0.1)
 
 
-def test_copy_pickle():
-    """copy.copy and pickle carry the constraint rows and counts, as MuJoCo's copies do."""
+@pytest.mark.parametrize("jacobian", [0, SPARSE], ids=["dense", "sparse"])
+def test_copy_pickle(jacobian):
+    """copy.copy and pickle carry the constraint rows and counts (and the sparse layout's
+    columns), as MuJoCo's copies do."""
     import pickle
 
     ours = phalanx.Model.from_xml_string(CONTACTS)
+    ours.opt.jacobian = jacobian
     d = phalanx.Data(ours)
     phalanx.forward(ours, d)
     assert d.nefc > 0
+    sparse = ("efc_J_rownnz", "efc_J_rowadr", "efc_J_rowsuper", "efc_J_colind")
     for c in (copy.copy(d), pickle.loads(pickle.dumps(d))):
-        assert (c.nefc, c.ne, c.nf, c.nl, c.ncon) == (d.nefc, d.ne, d.nf, d.nl, d.ncon)
-        for name in ("efc_type", "efc_id", "efc_state") + ROW_FIELDS + ("efc_force",):
+        assert (c.nefc, c.ne, c.nf, c.nl, c.ncon, c.nJ) == (d.nefc, d.ne, d.nf, d.nl, d.ncon, d.nJ)
+        for name in ("efc_type", "efc_id", "efc_state") + ROW_FIELDS + ("efc_force",) + sparse:
             np.testing.assert_array_equal(getattr(c, name), getattr(d, name), err_msg=name)
+        phalanx.forward(ours, c)  # the copy's storage fits the layout
+        np.testing.assert_array_equal(c.qacc, d.qacc)
