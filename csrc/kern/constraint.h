@@ -332,6 +332,28 @@ PX_FN void pxk_spPack(PX_MDC int r0, int size) {
   }
 #endif  // PXK_SPARSE_J
 
+// Body of `out` (an efc array) = efc_J times the Data vector `fb`, row by row over the nefc rows
+// (a local of the caller), in either layout: MuJoCo's mj_mulJacVec
+#if PXK_SPARSE_J
+#define PXK_MULJ_SPARSE(out, fb)       \
+  if (pxk_isSparse(PX_MDARG) == 1) {   \
+    for (int i = 0; i < nefc; i++) {   \
+      PXR s = PX_ZERO;                 \
+      PXK_SPDOT_BODY(s, PXK_AD, i, fb) \
+      PXK_E(out, i) = s;               \
+    }                                  \
+  } else
+#else
+#define PXK_MULJ_SPARSE(out, fb)
+#endif
+#define PXK_MULJ(out, fb)                                    \
+  PXK_MULJ_SPARSE(out, fb)                                   \
+  for (int i = 0; i < nefc; i++) {                           \
+    PXR s = PX_ZERO;                                         \
+    PXK_DOT_BODY(s, PXK_AE, efc_J, i* nv, PXK_AD, fb, 0, nv) \
+    PXK_E(out, i) = s;                                       \
+  }
+
 // commit the `size` rows written from row PXK_EN(NEFC) (mj_addConstraint after the Jacobian
 // copy): rows of a non-contact constraint whose Jacobian is all zero are dropped
 PX_FN void pxk_cnCommit(PX_MDC int size, int type, int id, PX_REAL frictionloss) {
@@ -1545,20 +1567,7 @@ PX_FN void pxk_cnSurfaceVel(PX_MD) {
 PX_FN void pxk_referenceConstraint(PX_MD) {
   int nv = MS(nv);
   int nefc = PXK_EN(PX_EFC_NEFC);
-#if PXK_SPARSE_J
-  if (pxk_isSparse(PX_MDARG) == 1) {
-    for (int i = 0; i < nefc; i++) {
-      PXR s = PX_ZERO;
-      PXK_SPDOT_BODY(s, PXK_AD, i, qvel)
-      PXK_E(efc_vel, i) = s;
-    }
-  } else
-#endif
-    for (int i = 0; i < nefc; i++) {
-      PXR s = PX_ZERO;
-      PXK_DOT_BODY(s, PXK_AE, efc_J, i * nv, PXK_AD, qvel, 0, nv)
-      PXK_E(efc_vel, i) = s;
-    }
+  PXK_MULJ(efc_vel, qvel)
   pxk_cnSurfaceVel(PX_MDARG);
   for (int i = 0; i < nefc; i++) {
     PXR nb = -PXK_E(efc_KBIP, 4 * i + 1);

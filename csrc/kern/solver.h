@@ -2710,20 +2710,7 @@ PX_FN int pxk_fwdConstraintBegin(PX_MD) {
     for (int i = 0; i < nv; i++) D(qacc, i) = D(qacc_smooth, i);
     return 0;
   }
-#if PXK_SPARSE_J
-  if (pxk_isSparse(PX_MDARG) == 1) {
-    for (int i = 0; i < nefc; i++) {
-      PXR s = PX_ZERO;
-      PXK_SPDOT_BODY(s, PXK_AD, i, qacc_smooth)
-      PXK_E(efc_b, i) = s;
-    }
-  } else
-#endif
-    for (int i = 0; i < nefc; i++) {
-      PXR s = PX_ZERO;
-      PXK_DOT_BODY(s, PXK_AE, efc_J, i * nv, PXK_AD, qacc_smooth, 0, nv)
-      PXK_E(efc_b, i) = s;
-    }
+  PXK_MULJ(efc_b, qacc_smooth)
   for (int i = 0; i < nefc; i++) {
     PXR v = PXK_E(efc_b, i) - PXK_E(efc_aref, i);
     PXK_E(efc_b, i) = v;
