@@ -275,6 +275,50 @@ PX_FN int pxk_svRow(PX_MDC int isl, int c) {
 }
 
 #ifdef PX_KERN_C
+// The sparse layout's large problems (PXK_ENV_MIN dofs and more: MuJoCo's own threshold for the
+// sparse Jacobian) factor H = M + J'DJ within its envelope: efc_is_env[i] is the first column of
+// row i of H over M's pattern and every row's chain (whatever the rows' states, so that the
+// rank-one updates of the Newton iterations and the cone Hessians stay inside), and a Cholesky
+// factor has no entry before it (pxk_svCholFactor, pxk_cCholUpdate and pxk_cCholSolve skip those
+// columns). Only the sums' order changes (the dot products start at the envelope), not what is
+// summed.
+#define PXK_ENV_MIN 60
+PX_FN void pxk_cSvEnvelope(pxData* d, int isl, int nv, int nefc) {
+  int* restrict env = d->efc_is_env;
+  const int* restrict d2i = d->efc_is_dof2idof;
+  int idofadr = isl < 0 ? 0 : d->efc_is_idofadr[isl];
+  for (int r = 0; r < nv; r++) {
+    int first = r;
+    int adr = d->efc_sv_Mrowadr[r];
+    for (int j = 0; j < d->efc_sv_Mrownnz[r]; j++) {
+      int c = d->efc_sv_Mcolind[adr + j];
+      first = c < first ? c : first;
+    }
+    env[r] = first;
+  }
+  for (int c = 0; c < nefc; c++) {
+    int e = isl < 0 ? c : d->efc_is_iefc2efc[d->efc_is_iefcadr[isl] + c];
+    int a = d->efc_J_rowadr[e];
+    int n = d->efc_J_rownnz[e];
+    int lo = nv;
+    for (int k = 0; k < n; k++) {
+      int col = d->efc_J_colind[a + k];
+      int l = isl < 0 ? col : d2i[col] - idofadr;
+      lo = l < lo ? l : lo;
+    }
+    for (int k = 0; k < n; k++) {
+      int col = d->efc_J_colind[a + k];
+      int l = isl < 0 ? col : d2i[col] - idofadr;
+      env[l] = lo < env[l] ? lo : env[l];
+    }
+  }
+}
+
+// the envelope of the problem in efc_sv_* when its factorization keeps one, else NULL
+PX_FN const int* pxk_cEnv(const pxModel* m, pxData* d, int n) {
+  return (n >= PXK_ENV_MIN && pxk_isSparse(m, d) == 1) ? d->efc_is_env : 0;
+}
+
 // C fast path of pxk_svGather: the same copies through local pointers; the rows of J are copied
 // whole when the island's dofs are consecutive
 PX_FN void pxk_cSvGather(const pxModel* m, pxData* d, int isl, int nv, int nefc) {
@@ -347,6 +391,7 @@ PX_FN void pxk_cSvGather(const pxModel* m, pxData* d, int isl, int nv, int nefc)
       for (int r = 0; r < nv; r++) dst[r] = src[i2d[r]];
     }
   }
+  if (sparse == 1 && nv >= PXK_ENV_MIN) pxk_cSvEnvelope(d, isl, nv, nefc);
 }
 #endif  // PX_KERN_C
 
@@ -466,7 +511,8 @@ PX_FN void pxk_cSvMulM(pxData* d, PX_REAL* restrict res, const PX_REAL* restrict
 
 // PXK_CHOLUPDATE_BODY on factor L (n x n) and vector x (consumed); returns the rank. The two loops
 // over the rows below k are fused: each row's L is updated before its x, as in the two loops.
-PX_FN int pxk_cCholUpdate(PX_REAL* restrict L, PX_REAL* restrict x, int n, int plus) {
+PX_FN int pxk_cCholUpdate(PX_REAL* restrict L, PX_REAL* restrict x, int n, int plus,
+                          const int* env) {
   int rank = n;
   for (int k = 0; k < n; k++) {
     PX_REAL xk = x[k];
@@ -486,6 +532,18 @@ PX_FN int pxk_cCholUpdate(PX_REAL* restrict L, PX_REAL* restrict x, int n, int p
     PX_REAL s = xk / lkk;
     L[k * (n + 1)] = r;
     int i = k + 1;
+    if (env) {
+      // the rows whose envelope starts after k hold 0 at column k and in x (pxk_cSvEnvelope)
+      for (; i < n; i++) {
+        if (env[i] > k) continue;
+        PX_REAL sx = s * x[i];
+        PX_REAL a = plus == 1 ? L[i * n + k] + sx : L[i * n + k] - sx;
+        PX_REAL v = a * cinv;
+        L[i * n + k] = v;
+        x[i] = c * x[i] - s * v;
+      }
+      continue;
+    }
 #ifdef PX_SSE2
     __m128d s2 = _mm_set1_pd(s);
     __m128d c2 = _mm_set1_pd(c);
@@ -517,8 +575,24 @@ PX_FN int pxk_cCholUpdate(PX_REAL* restrict L, PX_REAL* restrict x, int n, int p
 // PXK_CHOLSOLVE_BODY: x = inv(L L') g with the dense factor L (n x n); the backward pass keeps
 // x[i] in a local while it subtracts the terms of rows i + 1.. in order
 PX_FN void pxk_cCholSolve(const PX_REAL* restrict L, const PX_REAL* restrict g, PX_REAL* restrict x,
-                          int n) {
+                          int n, const int* env) {
   for (int i = 0; i < n; i++) x[i] = g[i];
+  if (env) {
+    // within the envelope (pxk_cSvEnvelope)
+    for (int i = 0; i < n; i++) {
+      int f = env[i];
+      if (i > f) x[i] = x[i] - pxk_cDot(L + i * n + f, x + f, i - f);
+      x[i] = x[i] / L[i * (n + 1)];
+    }
+    for (int i = n - 1; i >= 0; i--) {
+      PX_REAL xi = x[i];
+      for (int j = i + 1; j < n; j++) {
+        if (env[j] <= i) xi = xi - L[j * n + i] * x[j];
+      }
+      x[i] = xi / L[i * (n + 1)];
+    }
+    return;
+  }
   for (int i = 0; i < n; i++) {
     if (i > 0) {
       PX_REAL dt = pxk_cDot(L + i * n, x, i);
@@ -831,6 +905,35 @@ PX_FN void pxk_svMakeHessian(PX_MDC int nv, int nefc) {
 
 // in-place Cholesky factor of efc_sv_L (mju_cholFactor with mindiag mjMINVAL)
 PX_FN void pxk_svCholFactor(PX_MDC int n) {
+#ifdef PX_KERN_C
+  const int* env = pxk_cEnv(m, d, n);
+  if (env) {
+    // within the envelope (pxk_cSvEnvelope): the sums start at the later of the two rows' first
+    // columns; the rows starting after j keep their 0 at column j
+    PX_REAL* L = d->efc_sv_L;
+    for (int j = 0; j < n; j++) {
+      int fj = env[j];
+      PX_REAL tmp = L[j * (n + 1)];
+      if (j > fj) tmp = tmp - pxk_cDot(L + j * n + fj, L + j * n + fj, j - fj);
+      int deficient = tmp < PXK_MINVAL ? 1 : 0;
+      if (deficient == 1) tmp = PXK_MINVAL;
+      L[j * (n + 1)] = PX_SQRT(tmp);
+      if (deficient == 1) {
+        for (int i = j + 1; i < n; i++) L[i * n + j] = PX_R(0.0);
+        continue;
+      }
+      PX_REAL inv = PX_R(1.0) / L[j * (n + 1)];
+      for (int i = j + 1; i < n; i++) {
+        int fi = env[i];
+        if (fi > j) continue;
+        int f = fi > fj ? fi : fj;
+        PX_REAL dt = j > f ? pxk_cDot(L + i * n + f, L + j * n + f, j - f) : PX_R(0.0);
+        L[i * n + j] = (L[i * n + j] - dt) * inv;
+      }
+    }
+    return;
+  }
+#endif  // PX_KERN_C
   for (int j = 0; j < n; j++) {
     PXR tmp = PXK_E(efc_sv_L, j * (n + 1));
     if (j > 0) {
@@ -892,7 +995,7 @@ PX_FN void pxk_svCholFactor(PX_MDC int n) {
 // rank-one update of efc_sv_L with efc_sv_cholupd; returns the rank
 PX_FN int pxk_svCholUpdate(PX_MDC int n, int plus) {
 #ifdef PX_KERN_C
-  return pxk_cCholUpdate(d->efc_sv_L, d->efc_sv_cholupd, n, plus);
+  return pxk_cCholUpdate(d->efc_sv_L, d->efc_sv_cholupd, n, plus, pxk_cEnv(m, d, n));
 #else
   int rank = n;
   PXK_CHOLUPDATE_BODY(efc_sv_L, efc_sv_cholupd, 0, n, plus, rank)
@@ -925,7 +1028,8 @@ PX_FN int pxk_svCholUpdate(PX_MDC int n, int plus) {
 // efc_sv_Mgrad = inv(H) efc_sv_grad: the factor with cones (Lcone) when some row is in the cone
 PX_FN void pxk_svCholSolve(PX_MDC int n, int ncone) {
 #ifdef PX_KERN_C
-  pxk_cCholSolve(ncone > 0 ? d->efc_sv_Lcone : d->efc_sv_L, d->efc_sv_grad, d->efc_sv_Mgrad, n);
+  pxk_cCholSolve(ncone > 0 ? d->efc_sv_Lcone : d->efc_sv_L, d->efc_sv_grad, d->efc_sv_Mgrad, n,
+                 pxk_cEnv(m, d, n));
 #else
   if (ncone > 0) {
     PXK_CHOLSOLVE_BODY(efc_sv_Lcone, n)
@@ -988,7 +1092,7 @@ PX_FN void pxk_svHessianCone(PX_MDC int nv, int nefc) {
       }
       for (int r = 0; r < dim; r++) {
 #ifdef PX_KERN_C
-        pxk_cCholUpdate(d->efc_sv_Lcone, d->efc_sv_LTJ + r * nv, nv, 1);
+        pxk_cCholUpdate(d->efc_sv_Lcone, d->efc_sv_LTJ + r * nv, nv, 1, pxk_cEnv(m, d, nv));
 #else
         int rank = nv;
         PXK_CHOLUPDATE_BODY(efc_sv_Lcone, efc_sv_LTJ, r * nv, nv, 1, rank)

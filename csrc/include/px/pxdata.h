@@ -81,13 +81,16 @@ typedef struct {
 // one world: row r holds efc_J_rownnz[r] values at efc_J[efc_J_rowadr[r]...], their columns in
 // efc_J_colind (ascending), rows packed in order; efc_J_rowsuper[r]: how many rows after r share
 // its columns. PXE_SPJ is 1 in storage made for such a model (px_efcSparse), else 0 (no room).
+// efc_is_env: scratch of a large island's solve, the first column of each row of H = M + J'DJ
+// (the envelope its Cholesky factor keeps; solver.h, pxk_cSvEnvelope).
 // CPU only: the GPU layout (scripts/gen_layout.py) does not declare them and its executor refuses
 // the sparse Jacobian by name.
-#define PX_EFC_SPARSE(X)                    \
-  X(int, efc_J_rownnz, PXE_SPJ* PXE_ROWS)   \
-  X(int, efc_J_rowadr, PXE_SPJ* PXE_ROWS)   \
-  X(int, efc_J_rowsuper, PXE_SPJ* PXE_ROWS) \
-  X(int, efc_J_colind, PXE_SPJ* PXE_ROWS* PXE_NV)
+#define PX_EFC_SPARSE(X)                          \
+  X(int, efc_J_rownnz, PXE_SPJ* PXE_ROWS)         \
+  X(int, efc_J_rowadr, PXE_SPJ* PXE_ROWS)         \
+  X(int, efc_J_rowsuper, PXE_SPJ* PXE_ROWS)       \
+  X(int, efc_J_colind, PXE_SPJ* PXE_ROWS* PXE_NV) \
+  X(int, efc_is_env, PXE_SPJ* PXE_NV)
 
 // every per-world constraint array of the CPU's storage
 #define PX_EFC_FIELDS_CPU(X) PX_EFC_FIELDS(X) PX_EFC_SPARSE(X)
