@@ -306,17 +306,32 @@ PX_FN void pxk_cSvEnvelope(pxData* d, int isl, int nv, int nefc) {
       int l = isl < 0 ? col : d2i[col] - idofadr;
       lo = l < lo ? l : lo;
     }
+    int hi = -1;
     for (int k = 0; k < n; k++) {
       int col = d->efc_J_colind[a + k];
       int l = isl < 0 ? col : d2i[col] - idofadr;
       env[l] = lo < env[l] ? lo : env[l];
+      hi = l > hi ? l : hi;
     }
+    d->efc_is_rowlo[c] = hi < 0 ? 0 : lo;
+    d->efc_is_rowhi[c] = hi;
   }
 }
 
 // the envelope of the problem in efc_sv_* when its factorization keeps one, else NULL
 PX_FN const int* pxk_cEnv(const pxModel* m, pxData* d, int n) {
   return (n >= PXK_ENV_MIN && pxk_isSparse(m, d) == 1) ? d->efc_is_env : 0;
+}
+
+// row i of the problem's J (efc_sv_J) times x (nv): within the row's columns on a problem with an
+// envelope (only the sum's order changes), else PXK_DOT_BODY's sum
+PX_FN PX_REAL pxk_cSvJdot(const pxModel* m, pxData* d, int i, const PX_REAL* x, int nv) {
+  const PX_REAL* J = d->efc_sv_J + i * nv;
+  if (pxk_cEnv(m, d, nv)) {
+    int lo = d->efc_is_rowlo[i];
+    return pxk_cDot(J + lo, x + lo, d->efc_is_rowhi[i] + 1 - lo);
+  }
+  return pxk_cDot(J, x, nv);
 }
 
 // C fast path of pxk_svGather: the same copies through local pointers; the rows of J are copied
@@ -763,9 +778,14 @@ PX_FN PX_REAL pxk_svUpdate(PX_MDC int nv, int nefc, int ne, int nf, int useB, in
   PX_REAL* restrict qc = d->efc_sv_qfrc_constraint;
   const PX_REAL* restrict frc = d->efc_sv_force;
   for (int k = 0; k < nv; k++) qc[k] = PX_R(0.0);
+  // on a problem with an envelope, each row's columns only (the rest adds zeros)
+  int ranged = pxk_cEnv(m, d, nv) ? 1 : 0;
   for (int i = 0; i < nefc; i++) {
     PX_REAL f = frc[i];
-    if (f != PX_R(0.0)) pxk_cAxpy(qc, d->efc_sv_J + i * nv, f, nv);
+    if (f == PX_R(0.0)) continue;
+    int lo = ranged == 1 ? d->efc_is_rowlo[i] : 0;
+    int len = ranged == 1 ? d->efc_is_rowhi[i] + 1 - lo : nv;
+    pxk_cAxpy(qc + lo, d->efc_sv_J + i * nv + lo, f, len);
   }
 #else
   for (int k = 0; k < nv; k++) PXK_E(efc_sv_qfrc_constraint, k) = PX_R(0.0);
@@ -857,15 +877,19 @@ PX_FN void pxk_svMakeHessian(PX_MDC int nv, int nefc) {
   // C fast path: the same element-wise updates through local pointers, two at a time
   PX_REAL* restrict hl = d->efc_sv_L;
   for (int k = 0; k < nv * nv; k++) hl[k] = PX_R(0.0);
+  int ranged = pxk_cEnv(m, d, nv) ? 1 : 0;
   for (int j = 0; j < nefc; j++) {
     PX_REAL dj = d->efc_sv_D[j];
     if (dj == PX_R(0.0)) continue;
     const PX_REAL* restrict jj = d->efc_sv_J + j * nv;
-    for (int i = 0; i < nv; i++) {
+    // on a problem with an envelope, from the row's first column (the rest adds zeros)
+    int lo = ranged == 1 ? d->efc_is_rowlo[j] : 0;
+    int hi = ranged == 1 ? d->efc_is_rowhi[j] : nv - 1;
+    for (int i = lo; i <= hi; i++) {
       PX_REAL t = jj[i];
       if (t == PX_R(0.0)) continue;
       PX_REAL scl = t * dj;
-      pxk_cAxpy(hl + i * nv, jj, scl, i + 1);
+      pxk_cAxpy(hl + i * nv + lo, jj + lo, scl, i + 1 - lo);
     }
   }
   const int* restrict mra = d->efc_sv_Mrowadr;
@@ -1540,11 +1564,15 @@ PX_FN PX_REAL pxk_svSearch(PX_MDC int nv, int nefc, int ne, int nf, PX_REAL scal
 #else
   PXK_SVMULM_BODY(efc_sv_Mv, efc_sv_search, nv)
 #endif  // PX_KERN_C
+#ifdef PX_KERN_C
+  for (int i = 0; i < nefc; i++) d->efc_sv_Jv[i] = pxk_cSvJdot(m, d, i, d->efc_sv_search, nv);
+#else
   for (int i = 0; i < nefc; i++) {
     PXR s = PX_ZERO;
     PXK_DOT_BODY(s, PXK_AE, efc_sv_J, i * nv, PXK_AE, efc_sv_search, 0, nv)
     PXK_E(efc_sv_Jv, i) = s;
   }
+#endif  // PX_KERN_C
   pxk_svPrepare(PX_MDARGC nv, nefc, qg);
   int lsiter = 0;
   PXR p0[4];
@@ -1699,11 +1727,15 @@ PX_FN int pxk_solPrimalStart(PX_MDC int nv, int nefc, int ne, int nf, PX_REAL sc
 #else
   PXK_SVMULM_BODY(efc_sv_Ma, efc_sv_qacc, nv)
 #endif  // PX_KERN_C
+#ifdef PX_KERN_C
+  for (int i = 0; i < nefc; i++) d->efc_sv_Jaref[i] = pxk_cSvJdot(m, d, i, d->efc_sv_qacc, nv);
+#else
   for (int i = 0; i < nefc; i++) {
     PXR s = PX_ZERO;
     PXK_DOT_BODY(s, PXK_AE, efc_sv_J, i * nv, PXK_AE, efc_sv_qacc, 0, nv)
     PXK_E(efc_sv_Jaref, i) = s;
   }
+#endif  // PX_KERN_C
   for (int i = 0; i < nefc; i++) {
     PXR v = PXK_E(efc_sv_Jaref, i) - PXK_E(efc_sv_aref, i);
     PXK_E(efc_sv_Jaref, i) = v;
