@@ -134,8 +134,8 @@ static void sparseView(const pxModel* m, const pxData* d, const char* name, fiel
       f->ncol = 1;
       f->flat = 1;
     }
-  } else if (!strncmp(name, "efc_J_", 6) && !d->efcsparse) {
-    f->nrow = 0;
+  } else if (!strncmp(name, "efc_J_", 6) && !sparse) {
+    f->nrow = 0;  // none in storage without the layout, stale while the model is dense
   }
 }
 
