@@ -643,6 +643,17 @@ def test_sparse_integrators(integrator):
 
 
 @pytest.mark.parametrize("island", [True, False], ids=["islands", "monolithic"])
+def test_sparse_elliptic_envelope(island):
+    """MuJoCo's 22 humanoids (sparse) with elliptic cones, as test_corpus: without islands the
+    594-dof problem is factored within H's envelope, cone Hessian updates included; with islands
+    the humanoids' own islands (27 dofs) are solved as in the dense layout."""
+    ours, ref = load_corpus(shared_model("mujoco", "model", "humanoid", "22_humanoids.xml"), island)
+    ours.opt.cone = ref.opt.cone = int(mujoco.mjtCone.mjCONE_ELLIPTIC)
+    assert check_states(ours, ref, seed=3) > 0
+    assert check_sparse_trajectory(ours, ref, seed=4, scale=0.1) > 0
+
+
+@pytest.mark.parametrize("island", [True, False], ids=["islands", "monolithic"])
 def test_options(island):
     """Disable flags of the constraint stage, warm start, refsafe; solver options."""
     for flag in ("EQUALITY", "FRICTIONLOSS", "LIMIT", "CONTACT", "WARMSTART", "REFSAFE"):
