@@ -193,21 +193,12 @@ static void pairOrder(const pxcSpec* s, int exclude, int* order, int* sig) {
 }
 
 // spec index of the pair (exclusion) at position `rank` of MuJoCo's stable sort by signature
+// (the order pxc_sizeMisc sets before any name or array is filled; -1 without it)
 static int sortedPair(const pxcSpec* s, int exclude, int rank) {
   int n = exclude ? s->nexclude : s->npair;
-  if (rank < 0 || rank >= n) return -1;
   const int* order = exclude ? s->exclorder : s->pairorder;
-  if (order) return order[rank];
-  for (int i = 0; i < n; i++) {
-    int si = specSignature(s, exclude, i);
-    int r = 0;
-    for (int j = 0; j < n; j++) {
-      int sj = specSignature(s, exclude, j);
-      r += sj < si || (sj == si && j < i);
-    }
-    if (r == rank) return i;
-  }
-  return -1;
+  if (!order || rank < 0 || rank >= n) return -1;
+  return order[rank];
 }
 
 //---------------------------------- names ---------------------------------------------------------

@@ -126,16 +126,13 @@ static npy_intp efcNJ(const pxModel* m, const pxData* d) {
 // (empty in storage without the sparse layout)
 static void sparseView(const pxModel* m, const pxData* d, const char* name, fieldInfo* f) {
   int sparse = px_efcSparse(m) && d->efcsparse;
-  if (!strcmp(name, "efc_J") || !strcmp(name, "efc_J_colind")) {
-    if (!sparse && strcmp(name, "efc_J")) {
-      f->nrow = 0;
-    } else if (sparse) {
-      f->nrow = efcNJ(m, d);
-      f->ncol = 1;
-      f->flat = 1;
-    }
-  } else if (!strncmp(name, "efc_J_", 6) && !sparse) {
-    f->nrow = 0;  // none in storage without the layout, stale while the model is dense
+  if (!sparse) {
+    // none in storage without the layout, stale while the model is dense
+    if (!strncmp(name, "efc_J_", 6)) f->nrow = 0;
+  } else if (!strcmp(name, "efc_J") || !strcmp(name, "efc_J_colind")) {
+    f->nrow = efcNJ(m, d);
+    f->ncol = 1;
+    f->flat = 1;
   }
 }
 
