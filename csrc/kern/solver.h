@@ -316,11 +316,47 @@ PX_FN void pxk_cSvEnvelope(pxData* d, int isl, int nv, int nefc) {
     d->efc_is_rowlo[c] = hi < 0 ? 0 : lo;
     d->efc_is_rowhi[c] = hi;
   }
+  // the rows r whose envelope starts before r, in buckets by their first column (ascending
+  // within a bucket): env + nv heads, env + 2 nv links, -1 ends
+  int* restrict head = env + nv;
+  int* restrict link = env + 2 * nv;
+  for (int r = 0; r < nv; r++) head[r] = -1;
+  for (int r = nv - 1; r >= 0; r--) {
+    if (env[r] < r) {
+      link[r] = head[env[r]];
+      head[env[r]] = r;
+    }
+  }
 }
 
-// the envelope of the problem in efc_sv_* when its factorization keeps one, else NULL
-PX_FN const int* pxk_cEnv(const pxModel* m, pxData* d, int n) {
+// the envelope of the problem in efc_sv_* when its factorization keeps one, else NULL: n first
+// columns, then pxk_cSvEnvelope's buckets and the column sweeps' lists (pxk_cEnvNext, 7 n in all)
+PX_FN int* pxk_cEnv(const pxModel* m, pxData* d, int n) {
   return (n >= PXK_ENV_MIN && pxk_isSparse(m, d) == 1) ? d->efc_is_env : 0;
+}
+
+// a sweep over the columns k = 0, 1, .. of an envelope keeps the rows i > k with env[i] <= k (the
+// rows whose column k lies inside the envelope) in env[3n ..] (*nact of them, in no particular
+// order; each row's place in env[4n ..]): called before column k, it drops row k and adds the
+// rows whose envelope starts at k. The callers' row updates at column k are independent of each
+// other, so their order does not change any result.
+PX_FN void pxk_cEnvNext(int* env, int n, int k, int* nact) {
+  const int* head = env + n;
+  const int* link = env + 2 * n;
+  int* act = env + 3 * n;
+  int* pos = env + 4 * n;
+  if (env[k] < k) {
+    int p = pos[k];
+    int last = act[*nact - 1];
+    act[p] = last;
+    pos[last] = p;
+    *nact = *nact - 1;
+  }
+  for (int i = head[k]; i >= 0; i = link[i]) {
+    pos[i] = *nact;
+    act[*nact] = i;
+    *nact = *nact + 1;
+  }
 }
 
 // row i of the problem's J (efc_sv_J) times x (nv): within the row's columns on a problem with an
@@ -526,10 +562,11 @@ PX_FN void pxk_cSvMulM(pxData* d, PX_REAL* restrict res, const PX_REAL* restrict
 
 // PXK_CHOLUPDATE_BODY on factor L (n x n) and vector x (consumed); returns the rank. The two loops
 // over the rows below k are fused: each row's L is updated before its x, as in the two loops.
-PX_FN int pxk_cCholUpdate(PX_REAL* restrict L, PX_REAL* restrict x, int n, int plus,
-                          const int* env) {
+PX_FN int pxk_cCholUpdate(PX_REAL* restrict L, PX_REAL* restrict x, int n, int plus, int* env) {
   int rank = n;
+  int nact = 0;
   for (int k = 0; k < n; k++) {
+    if (env) pxk_cEnvNext(env, n, k, &nact);
     PX_REAL xk = x[k];
     if (xk == PX_R(0.0)) continue;
     PX_REAL lkk = L[k * (n + 1)];
@@ -548,9 +585,11 @@ PX_FN int pxk_cCholUpdate(PX_REAL* restrict L, PX_REAL* restrict x, int n, int p
     L[k * (n + 1)] = r;
     int i = k + 1;
     if (env) {
-      // the rows whose envelope starts after k hold 0 at column k and in x (pxk_cSvEnvelope)
-      for (; i < n; i++) {
-        if (env[i] > k) continue;
+      // the rows whose envelope starts after k hold 0 at column k and in x (pxk_cSvEnvelope):
+      // only the rows inside it at column k
+      const int* act = env + 3 * n;
+      for (int j = 0; j < nact; j++) {
+        i = act[j];
         PX_REAL sx = s * x[i];
         PX_REAL a = plus == 1 ? L[i * n + k] + sx : L[i * n + k] - sx;
         PX_REAL v = a * cinv;
@@ -590,7 +629,7 @@ PX_FN int pxk_cCholUpdate(PX_REAL* restrict L, PX_REAL* restrict x, int n, int p
 // PXK_CHOLSOLVE_BODY: x = inv(L L') g with the dense factor L (n x n); the backward pass keeps
 // x[i] in a local while it subtracts the terms of rows i + 1.. in order
 PX_FN void pxk_cCholSolve(const PX_REAL* restrict L, const PX_REAL* restrict g, PX_REAL* restrict x,
-                          int n, const int* env) {
+                          int n, int* env) {
   for (int i = 0; i < n; i++) x[i] = g[i];
   if (env) {
     // within the envelope (pxk_cSvEnvelope)
@@ -599,11 +638,34 @@ PX_FN void pxk_cCholSolve(const PX_REAL* restrict L, const PX_REAL* restrict g, 
       if (i > f) x[i] = x[i] - pxk_cDot(L + i * n + f, x + f, i - f);
       x[i] = x[i] / L[i * (n + 1)];
     }
+    // the backward pass subtracts the rows j > i with env[j] <= i in ascending order: a linked
+    // list (env[5n ..] next, env[6n ..] previous) that row i + 1 joins at its front and that the
+    // rows whose envelope starts at i + 1 leave (pxk_cSvEnvelope's buckets)
+    const int* head = env + n;
+    const int* link = env + 2 * n;
+    int* next = env + 5 * n;
+    int* prev = env + 6 * n;
+    int first = -1;
     for (int i = n - 1; i >= 0; i--) {
-      PX_REAL xi = x[i];
-      for (int j = i + 1; j < n; j++) {
-        if (env[j] <= i) xi = xi - L[j * n + i] * x[j];
+      int r = i + 1;
+      if (r < n && env[r] < r) {
+        next[r] = first;
+        prev[r] = -1;
+        if (first >= 0) prev[first] = r;
+        first = r;
       }
+      if (r < n) {
+        for (int j = head[r]; j >= 0; j = link[j]) {
+          if (prev[j] >= 0) {
+            next[prev[j]] = next[j];
+          } else {
+            first = next[j];
+          }
+          if (next[j] >= 0) prev[next[j]] = prev[j];
+        }
+      }
+      PX_REAL xi = x[i];
+      for (int j = first; j >= 0; j = next[j]) xi = xi - L[j * n + i] * x[j];
       x[i] = xi / L[i * (n + 1)];
     }
     return;
@@ -876,8 +938,17 @@ PX_FN void pxk_svMakeHessian(PX_MDC int nv, int nefc) {
 #ifdef PX_KERN_C
   // C fast path: the same element-wise updates through local pointers, two at a time
   PX_REAL* restrict hl = d->efc_sv_L;
-  for (int k = 0; k < nv * nv; k++) hl[k] = PX_R(0.0);
-  int ranged = pxk_cEnv(m, d, nv) ? 1 : 0;
+  const int* env = pxk_cEnv(m, d, nv);
+  int ranged = env ? 1 : 0;
+  if (ranged == 1) {
+    // on a problem with an envelope, only its entries: nothing reads L outside it
+    // (pxk_svCholFactor, pxk_cCholUpdate, pxk_cCholSolve)
+    for (int i = 0; i < nv; i++) {
+      for (int k = env[i]; k <= i; k++) hl[i * nv + k] = PX_R(0.0);
+    }
+  } else {
+    for (int k = 0; k < nv * nv; k++) hl[k] = PX_R(0.0);
+  }
   for (int j = 0; j < nefc; j++) {
     PX_REAL dj = d->efc_sv_D[j];
     if (dj == PX_R(0.0)) continue;
@@ -930,12 +1001,15 @@ PX_FN void pxk_svMakeHessian(PX_MDC int nv, int nefc) {
 // in-place Cholesky factor of efc_sv_L (mju_cholFactor with mindiag mjMINVAL)
 PX_FN void pxk_svCholFactor(PX_MDC int n) {
 #ifdef PX_KERN_C
-  const int* env = pxk_cEnv(m, d, n);
+  int* env = pxk_cEnv(m, d, n);
   if (env) {
     // within the envelope (pxk_cSvEnvelope): the sums start at the later of the two rows' first
     // columns; the rows starting after j keep their 0 at column j
     PX_REAL* L = d->efc_sv_L;
+    const int* act = env + 3 * n;
+    int nact = 0;
     for (int j = 0; j < n; j++) {
+      pxk_cEnvNext(env, n, j, &nact);
       int fj = env[j];
       PX_REAL tmp = L[j * (n + 1)];
       if (j > fj) tmp = tmp - pxk_cDot(L + j * n + fj, L + j * n + fj, j - fj);
@@ -947,9 +1021,9 @@ PX_FN void pxk_svCholFactor(PX_MDC int n) {
         continue;
       }
       PX_REAL inv = PX_R(1.0) / L[j * (n + 1)];
-      for (int i = j + 1; i < n; i++) {
+      for (int a = 0; a < nact; a++) {
+        int i = act[a];
         int fi = env[i];
-        if (fi > j) continue;
         int f = fi > fj ? fi : fj;
         PX_REAL dt = j > f ? pxk_cDot(L + i * n + f, L + j * n + f, j - f) : PX_R(0.0);
         L[i * n + j] = (L[i * n + j] - dt) * inv;
