@@ -62,10 +62,15 @@ typedef struct {
   VkPipeline pipeline;
 } pxvPipeline;
 
-// a host-visible, host-coherent buffer, mapped, with its device address
+// the worlds' buffer: a host-visible, host-coherent buffer, mapped (`map`: uploads and
+// read-backs are memcpy); on a device whose host-visible memory is not device-local (a discrete
+// GPU), the shaders work in a device-local twin (`device`), filled from the mapped one before the
+// dispatches and copied back after them (pxv_bufferCreate); `address`: the buffer the shaders use
 typedef struct {
   VkBuffer buffer;
   VkDeviceMemory memory;
+  VkBuffer device;  // VK_NULL_HANDLE: the shaders use `buffer` itself
+  VkDeviceMemory deviceMemory;
   VkDeviceSize size;
   VkDeviceAddress address;
   void* map;

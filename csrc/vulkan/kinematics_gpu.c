@@ -704,6 +704,17 @@ static pxtStatus execute(pxvContext* ctx, pxvPipeline* const* pipes, const dispa
   // host writes before the submit are visible to the device (vkQueueSubmit's implicit host
   // dependency); worlds are independent, so the dispatches of one op need no barrier between
   // them, but every op reads what the previous one wrote
+  VkBufferCopy whole = {0, 0, buf->size};
+  if (buf->device) {
+    // the device-local twin (buffer.c): the upload copied in before the first dispatch
+    VkMemoryBarrier toShaders = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+    ctx->vk.vkCmdCopyBuffer(cmd, buf->buffer, buf->device, 1, &whole);
+    toShaders.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+    toShaders.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+    ctx->vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                                 VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &toShaders, 0, NULL, 0,
+                                 NULL);
+  }
   uint32_t maxGroups = ctx->properties.limits.maxComputeWorkGroupCount[0];
   const char* knob = getenv("PX_VULKAN_MAX_GROUPS");  // testing knob: split batches sooner
   if (knob && atoi(knob) > 0 && (uint32_t)atoi(knob) < maxGroups) maxGroups = (uint32_t)atoi(knob);
@@ -737,11 +748,22 @@ static pxtStatus execute(pxvContext* ctx, pxvPipeline* const* pipes, const dispa
     }
   }
 
-  // compute writes -> host reads after the fence
+  // compute writes -> host reads after the fence (through the copy back from the twin)
+  VkPipelineStageFlags last = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT;
   toHost.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
+  if (buf->device) {
+    VkMemoryBarrier toCopy = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+    toCopy.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
+    toCopy.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT;
+    ctx->vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                                 VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &toCopy, 0, NULL, 0, NULL);
+    ctx->vk.vkCmdCopyBuffer(cmd, buf->device, buf->buffer, 1, &whole);
+    last = VK_PIPELINE_STAGE_TRANSFER_BIT;
+    toHost.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+  }
   toHost.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-  ctx->vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                               VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &toHost, 0, NULL, 0, NULL);
+  ctx->vk.vkCmdPipelineBarrier(cmd, last, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &toHost, 0, NULL, 0,
+                               NULL);
   PXV_CHECK(st, ctx->vk.vkEndCommandBuffer(cmd));
 
   PXV_CHECK(st, ctx->vk.vkCreateFence(ctx->device, &fci, NULL, &fence));
@@ -861,6 +883,7 @@ static pxtStatus runPhase(pxvContext* ctx, const pxModel* m, pxWorlds* w, int pr
                    why, L.total, w->nworld);
   }
   upload(m, w, mf, df, ef, &L, &buf);
+  ctx->timing.staged = buf.device != VK_NULL_HANDLE;
   double t1 = pxv_now();
 
   // run, read back

@@ -366,6 +366,32 @@ static int test_fp64_many_worlds(void) {
   return 0;
 }
 
+// the shaders in a device-local copy of the worlds' buffer (a discrete GPU's layout; forced here
+// with PX_VULKAN_STAGING=1, and never with 0): the same bits, copied in and back
+static int test_fp64_staged(void) {
+  pxStatus st;
+  int n = 300;
+  for (int staged = 0; staged <= 1; staged++) {
+    setenv("PX_VULKAN_STAGING", staged ? "1" : "0", 1);
+    pxWorlds* cpu = px_makeWorlds(model, n, &st);
+    pxWorlds* gpu = px_makeWorlds(model, n, &st);
+    ENSURE(cpu && gpu);
+    randomize(model, cpu, 4242 + (uint64_t)staged);
+    memcpy(gpu->buffer, cpu->buffer, cpu->nbuffer);
+    cpuKinematics(model, cpu);
+    pxtStatus rc = pxv_kinematics(ctx, model, gpu, -1, &st);
+    ENSURE(rc == PX_OK);
+    ENSURE(checkBitwise(cpu, gpu, staged ? "fp64, device-local copy" : "fp64, mapped buffer"));
+    pxvTiming t;
+    pxv_lastTiming(ctx, &t);
+    ENSURE(t.staged == staged);
+    px_freeWorlds(cpu);
+    px_freeWorlds(gpu);
+  }
+  unsetenv("PX_VULKAN_STAGING");
+  return 0;
+}
+
 // fp32: within a float tolerance of the fp64 CPU, inputs unchanged
 static int test_fp32_close(void) {
   pxWorlds *cpu, *gpu;
@@ -493,10 +519,11 @@ int main(void) {
              pxv_deviceReport(ctx));
       if (!pxv_hasFloat64(ctx)) {
         printf("SKIP fp64 tests: %s has no shaderFloat64\n", pxv_deviceName(ctx));
-        skipped += 2;
+        skipped += 3;
       } else {
         RUN_TEST(test_fp64_bitwise);
         RUN_TEST(test_fp64_many_worlds);
+        RUN_TEST(test_fp64_staged);
       }
       RUN_TEST(test_fp32_close);
       RUN_TEST(test_argument_errors);

@@ -143,6 +143,19 @@ def test_hopper_fp64(vk):
     check_step(vk, model, 2, 22, 2)
 
 
+@pytest.mark.slow
+def test_hopper_staged_fp64(vk, monkeypatch):
+    """The shaders in a device-local copy of the worlds' buffer, copied in before the dispatches
+    and back after them (a discrete GPU's layout, forced with PX_VULKAN_STAGING=1 on any device):
+    hopper's forward and steps with rows give the CPU's bits (tests/c/test_vulkan.c checks that
+    the knob takes effect)."""
+    monkeypatch.setenv("PX_VULKAN_STAGING", "1")
+    model = load(gym("hopper.xml"))
+    rows = check_forward(vk, model, 2, 31)
+    assert max(rows) > 0
+    check_step(vk, model, 2, 32, 2)
+
+
 SLOW = [
     ("ant.xml", None),  # world 0: 103 rows
     ("half_cheetah.xml", None),

@@ -34,6 +34,7 @@ typedef struct {
   double upload;    // buffer creation and upload of the model and the worlds
   double execute;   // command recording, submit and wait on the fence
   double download;  // read-back of every data block into the worlds
+  int staged;       // 1: the shaders worked in a device-local copy of the worlds' buffer
 } pxvTiming;
 
 // Defaults: no validation, device from the environment variable PX_VULKAN_DEVICE (else the
