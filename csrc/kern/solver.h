@@ -2109,6 +2109,17 @@ PX_FN void pxk_projectConstraint(PX_MD) {
   }
 }
 
+#ifdef PX_KERN_C
+// 1 when island isl's row list is 0, 1, .., nefc - 1
+PX_FN int pxk_cRowsAll(const pxData* d, int isl, int nefc) {
+  const int* list = d->efc_is_iefc2efc + d->efc_is_iefcadr[isl];
+  for (int c = 0; c < nefc; c++) {
+    if (list[c] != c) return 0;
+  }
+  return 1;
+}
+#endif  // PX_KERN_C
+
 // global row of list position c of island isl (-1: every row)
 PX_FN int pxk_pgRow(PX_MDC int isl, int c) {
   return isl < 0 ? c : PXK_E(efc_is_iefc2efc, PXK_E(efc_is_iefcadr, isl) + c);
@@ -3134,6 +3145,14 @@ PX_FN int pxk_dualRun(PX_MDC int budget) {
     int ine = islands == 1 ? PXK_E(efc_is_ne, kk) : PXK_EN(PX_EFC_NE);
     int inf = islands == 1 ? PXK_E(efc_is_nf, kk) : PXK_EN(PX_EFC_NF);
     int inefc = islands == 1 ? PXK_E(efc_is_nefc, kk) : nefc;
+#ifdef PX_KERN_C
+    // C: the PGS start and iterations see their rows only through pxk_pgRow, so an island whose
+    // list is every row in order runs them as the whole problem (no list lookups; same rows)
+    if ((stage == 5 || stage == 6) && isl >= 0 && k < nsolve && inefc == nefc &&
+        pxk_cRowsAll(d, isl, nefc) == 1) {
+      isl = -1;
+    }
+#endif  // PX_KERN_C
     int cost = 0;
     if (stage == 0) {
       cost = nv + 20;
