@@ -2192,6 +2192,17 @@ PX_FN PX_UINT pxk_pgMulHi(PX_UINT a, PX_UINT b) {
 // state high, increment low, increment high); state = state * 6364136223846793005 + (increment
 // | 1) modulo 2^64, the output from the old state
 PX_FN PX_UINT pxk_pgRand(PX_INOUT(PX_UINT, st, 4)) {
+#ifdef PX_KERN_C
+  // C: the same arithmetic in 64-bit words
+  uint64_t old = ((uint64_t)st[1] << 32) | st[0];
+  uint64_t inc = (((uint64_t)st[3] << 32) | st[2]) | 1u;
+  uint64_t next = old * 6364136223846793005ull + inc;
+  st[0] = (PX_UINT)next;
+  st[1] = (PX_UINT)(next >> 32);
+  PX_UINT cxs = (PX_UINT)(((old >> 18u) ^ old) >> 27u);
+  PX_UINT crot = (PX_UINT)(old >> 59u);
+  return (cxs >> crot) | (cxs << ((0u - crot) & 31u));
+#else
   PX_UINT lo = st[0];
   PX_UINT hi = st[1];
   PX_UINT clo = 0x4c957f2du;  // 6364136223846793005 = 0x5851f42d4c957f2d
@@ -2210,6 +2221,7 @@ PX_FN PX_UINT pxk_pgRand(PX_INOUT(PX_UINT, st, 4)) {
   PX_UINT rot = hi >> 27u;
   PX_UINT nrot = (0u - rot) & 31u;
   return (xs >> rot) | (xs << nrot);
+#endif  // PX_KERN_C
 }
 
 // local cholesky solve (mju_cholSolve) of res = inv(L L') vec, n <= 6
