@@ -3123,6 +3123,10 @@ PX_FN int pxk_dualRun(PX_MDC int budget) {
   int nsolve = islands == 1 ? nisland : 1;
   int ck[PXK_CK_N];
   for (int k = 0; k < PXK_CK_N; k++) ck[k] = PXK_E(efc_ck_i, k);
+#ifdef PX_KERN_C
+  int allIsl = -1;  // the island whose row list `all` describes (pxk_cRowsAll)
+  int all = 0;
+#endif  // PX_KERN_C
   int used[1];
   used[0] = 0;
   while (ck[PXK_CK_STAGE] != PXK_CK_DONE) {
@@ -3160,9 +3164,13 @@ PX_FN int pxk_dualRun(PX_MDC int budget) {
 #ifdef PX_KERN_C
     // C: the PGS start and iterations see their rows only through pxk_pgRow, so an island whose
     // list is every row in order runs them as the whole problem (no list lookups; same rows)
-    if ((stage == 5 || stage == 6) && isl >= 0 && k < nsolve && inefc == nefc &&
-        pxk_cRowsAll(d, isl, nefc) == 1) {
-      isl = -1;
+    // (the list is checked once per island and call, not per iteration)
+    if ((stage == 5 || stage == 6) && isl >= 0 && k < nsolve && inefc == nefc) {
+      if (allIsl != isl) {
+        allIsl = isl;
+        all = pxk_cRowsAll(d, isl, nefc);
+      }
+      if (all == 1) isl = -1;
     }
 #endif  // PX_KERN_C
     int cost = 0;
