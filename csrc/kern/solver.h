@@ -2118,6 +2118,16 @@ PX_FN int pxk_cRowsAll(const pxData* d, int isl, int nefc) {
   }
   return 1;
 }
+
+// 1 when island isl is the whole problem in order: dofs 0, 1, .., nv - 1 and rows 0, .., nefc - 1
+PX_FN int pxk_cIslandAll(const pxData* d, int isl, int nv, int nefc) {
+  if (d->efc_is_nv[isl] != nv || d->efc_is_nefc[isl] != nefc) return 0;
+  const int* dofs = d->efc_is_idof2dof + d->efc_is_idofadr[isl];
+  for (int r = 0; r < nv; r++) {
+    if (dofs[r] != r) return 0;
+  }
+  return pxk_cRowsAll(d, isl, nefc);
+}
 #endif  // PX_KERN_C
 
 // global row of list position c of island isl (-1: every row)
@@ -3007,6 +3017,9 @@ PX_FN int pxk_primalRun(PX_MDC int budget) {
   int nsolve = islands == 1 ? nisland : 1;
   int ck[PXK_CK_N];
   for (int k = 0; k < PXK_CK_N; k++) ck[k] = PXK_E(efc_ck_i, k);
+#ifdef PX_KERN_C
+  int warmed = 0;  // 1 once this call's dense warm start left every row's problem in efc_sv_*
+#endif             // PX_KERN_C
   int used[1];
   used[0] = 0;
   while (ck[PXK_CK_STAGE] != PXK_CK_DONE) {
@@ -3043,11 +3056,25 @@ PX_FN int pxk_primalRun(PX_MDC int budget) {
         pxk_svGather(PX_MDARGC - 1, nv, nefc);
         pxk_svWarmstart(PX_MDARGC nv, nefc, ne, nf);
         pxk_svScatter(PX_MDARGC - 1, nv, nefc);
+#ifdef PX_KERN_C
+        warmed = 1;
+#endif  // PX_KERN_C
       }
       ck[PXK_CK_STAGE] = 1;
       ck[PXK_CK_ISL] = 0;
     } else if (stage == 1) {
+#ifdef PX_KERN_C
+      // the first island holding every dof and row in order right after the warm start: its
+      // gather would copy back what the warm start's gather and scatter left (the warm start
+      // writes only qacc, forces, states and qfrc_constraint, which its scatter copies out)
+      if (warmed == 1 && k == 0 && (isl < 0 || pxk_cIslandAll(d, isl, nv, nefc) == 1)) {
+        warmed = 0;
+      } else {
+        pxk_svGather(PX_MDARGC isl, inv, inefc);
+      }
+#else
       pxk_svGather(PX_MDARGC isl, inv, inefc);
+#endif  // PX_KERN_C
       PXR scale = PX_ZERO;
       if (islands == 1) {
         PXR inertia = PX_ZERO;
