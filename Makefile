@@ -14,16 +14,21 @@ LIBS     := -lexpat -llapack -lqhull_r -lm -lpthread -ldl
 BUILD    := build
 
 .PHONY: all setup build demo test test-c test-py test-asan conformance gpu-check bench fuzz lint \
-        format clean
+        format clean pgo-check
 
 all: build
 
 setup:
 	@bash scripts/setup.sh
 
-# the extension, built in place into python/phalanx/ with warnings as errors
+# the extension, built in place into python/phalanx/ with warnings as errors; profile-guided
+# with gcc (built, trained by `python -m phalanx._pgo`, built again; PX_PGO=0 builds once)
 build: setup
 	@PX_DEV=1 $(PY) setup.py -q build_ext --inplace >$(BUILD).log 2>&1 || (cat $(BUILD).log; exit 1)
+
+# the profile-guided build against one without profile feedback: the same trajectories, bit for bit
+pgo-check: build
+	$(PY) scripts/check_pgo.py
 
 demo: build
 	$(PY) examples/demo.py

@@ -11,6 +11,7 @@ import tempfile
 import numpy
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
+from setuptools.modified import newer_group
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -48,10 +49,80 @@ def _check_dependencies():
         )
 
 
+def _is_gcc(compiler):
+    """True when the C compiler setuptools drives is gcc (its profile flags are gcc's)."""
+    cmd = getattr(compiler, "compiler_so", None) or [os.environ.get("CC", "cc")]
+    try:
+        out = subprocess.run([cmd[0], "--version"], capture_output=True, text=True).stdout
+    except OSError:
+        return False
+    return "Free Software Foundation" in out and "clang" not in out
+
+
 class BuildExt(build_ext):
+    """build_ext with a profile-guided build (gcc): the extension is built with
+    -fprofile-generate, the training run `python -m phalanx._pgo` steps the package's own models
+    on that build, and the extension is built again with -fprofile-use. Profile feedback changes
+    code layout and inlining, not arithmetic (-ffp-contract=off, no fast-math): results are the
+    same bit for bit. PX_PGO=0 (or another compiler, or a sanitizer build) builds once."""
+
     def run(self):
         _check_dependencies()
         super().run()
+
+    def build_extension(self, ext):
+        pgo = os.environ.get("PX_PGO", "1") != "0" and not san and _is_gcc(self.compiler)
+        target = self.get_ext_fullpath(ext.name)
+        stale = self.force or newer_group(ext.sources + ext.depends + _package_files(), target)
+        if not pgo or not stale:
+            return super().build_extension(ext)
+        profile = os.path.abspath(os.path.join(self.build_temp, "pgo-profile"))
+        shutil.rmtree(profile, ignore_errors=True)
+        cflags, lflags = list(ext.extra_compile_args), list(ext.extra_link_args)
+        build_lib, force = self.build_lib, self.force
+        try:
+            self.force = True
+            with tempfile.TemporaryDirectory() as scratch:
+                # 1. instrumented, into a scratch copy of the package; the objects go where the
+                # final ones will (gcc names each profile file after its object's path)
+                ext.extra_compile_args = cflags + [f"-fprofile-generate={profile}",
+                                                   "-fprofile-update=prefer-atomic"]
+                ext.extra_link_args = lflags + ["-fprofile-generate"]
+                self.build_lib = scratch
+                super().build_extension(ext)
+                _train(scratch)
+            # 2. the extension itself, laid out by the profile
+            ext.extra_compile_args = cflags + [f"-fprofile-use={profile}",
+                                               "-fprofile-partial-training", "-Wno-missing-profile"]
+            ext.extra_link_args = lflags
+            self.build_lib = build_lib
+            super().build_extension(ext)
+        finally:
+            ext.extra_compile_args, ext.extra_link_args = cflags, lflags
+            self.build_lib, self.force = build_lib, force
+
+
+PACKAGE = os.path.join(HERE, "python", "phalanx")
+
+
+def _package_files():
+    """The training run and the MJCF it steps (other edits of the package keep the build)."""
+    return [os.path.join(PACKAGE, "_pgo.py")] + sorted(
+        glob.glob(os.path.join(PACKAGE, "assets", "**", "*.xml"), recursive=True))
+
+
+def _train(scratch):
+    """Run the training workload on the instrumented extension in scratch/phalanx."""
+    dst = os.path.join(scratch, "phalanx")
+    for f in glob.glob(os.path.join(PACKAGE, "*.py")):
+        shutil.copy2(f, dst)
+    shutil.copytree(os.path.join(PACKAGE, "assets"), os.path.join(dst, "assets"))
+    env = dict(os.environ, PYTHONPATH=scratch)
+    r = subprocess.run([sys.executable, "-m", "phalanx._pgo"], cwd=scratch, env=env,
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit("phalanx: the profile-guided build's training run failed "
+                 "(PX_PGO=0 builds without it):\n" + r.stdout[-2000:] + r.stderr[-4000:])
 
 
 def _sources():
