@@ -2051,11 +2051,69 @@ PX_FN void pxk_projectY(PX_MDC int r) {
   }
 }
 
+#ifdef PX_KERN_C
+// C fast path of pxk_projectARLower: the dialect's operations in its order per entry AR[i][k]
+// (k <= i): +0, then + Y[k][j] Y[i][j] over j ascending where Y[i][j] is not zero. The nonzero
+// entries of row i are listed first (64 columns at a time, so no branch per entry: a row's zero
+// pattern defeats branch prediction), then each entry sums over the list in a register, four
+// entries at a time, reading rows of Y where the dialect reads its columns
+#define PXK_AR_CHUNK 64
+PX_FN void pxk_cProjectARLower(pxData* d, int i, int nv, int nefc) {
+  const PX_REAL* restrict yi = d->efc_pg_Y + i * nv;
+  const PX_REAL* restrict y = d->efc_pg_Y;
+  PX_REAL* restrict ar = d->efc_pg_AR + i * nefc;
+  int idx[PXK_AR_CHUNK];
+  PX_REAL val[PXK_AR_CHUNK];
+  for (int k = 0; k < nefc; k++) ar[k] = PX_R(0.0);
+  for (int j0 = 0; j0 < nv; j0 += PXK_AR_CHUNK) {
+    int j1 = j0 + PXK_AR_CHUNK < nv ? j0 + PXK_AR_CHUNK : nv;
+    int n = 0;
+    for (int j = j0; j < j1; j++) {
+      PX_REAL t = yi[j];
+      idx[n] = j;
+      val[n] = t;
+      n += t == PX_R(0.0) ? 0 : 1;  // NaN counts, as in the dialect's test
+    }
+    if (n == 0) continue;
+    int k = 0;
+    for (; k + 4 <= i + 1; k += 4) {
+      const PX_REAL* y0 = y + k * nv;
+      const PX_REAL* y1 = y0 + nv;
+      const PX_REAL* y2 = y1 + nv;
+      const PX_REAL* y3 = y2 + nv;
+      PX_REAL s0 = ar[k], s1 = ar[k + 1], s2 = ar[k + 2], s3 = ar[k + 3];
+      for (int q = 0; q < n; q++) {
+        int j = idx[q];
+        PX_REAL t = val[q];
+        s0 = s0 + y0[j] * t;
+        s1 = s1 + y1[j] * t;
+        s2 = s2 + y2[j] * t;
+        s3 = s3 + y3[j] * t;
+      }
+      ar[k] = s0;
+      ar[k + 1] = s1;
+      ar[k + 2] = s2;
+      ar[k + 3] = s3;
+    }
+    for (; k <= i; k++) {
+      const PX_REAL* y0 = y + k * nv;
+      PX_REAL s0 = ar[k];
+      for (int q = 0; q < n; q++) s0 = s0 + y0[idx[q]] * val[q];
+      ar[k] = s0;
+    }
+  }
+}
+#undef PXK_AR_CHUNK
+#endif  // PX_KERN_C
+
 // row i of AR = Y Y' (mju_sqrMatTD of Y' with its upper triangle): row i cleared, its lower
 // triangle accumulated; after every row of Y
 PX_FN void pxk_projectARLower(PX_MDC int i) {
   int nv = MS(nv);
   int nefc = PXK_EN(PX_EFC_NEFC);
+#ifdef PX_KERN_C
+  pxk_cProjectARLower(d, i, nv, nefc);
+#else
   for (int k = 0; k < nefc; k++) PXK_E(efc_pg_AR, i * nefc + k) = PX_R(0.0);
   for (int j = 0; j < nv; j++) {
     PXR t = PXK_E(efc_pg_Y, i * nv + j);
@@ -2065,6 +2123,7 @@ PX_FN void pxk_projectARLower(PX_MDC int i) {
       PXK_E(efc_pg_AR, i * nefc + k) = v;
     }
   }
+#endif  // PX_KERN_C
 }
 
 // row i of AR's upper triangle from the lower one, then R on its diagonal; after every lower row
