@@ -627,7 +627,8 @@ PX_FN int pxk_cCholUpdate(PX_REAL* restrict L, PX_REAL* restrict x, int n, int p
 }
 
 // PXK_CHOLSOLVE_BODY: x = inv(L L') g with the dense factor L (n x n); the backward pass keeps
-// x[i] in a local while it subtracts the terms of rows i + 1.. in order
+// x[i] in a local while it subtracts the terms of rows i + 1.. in order (within an envelope:
+// by rows, below)
 PX_FN void pxk_cCholSolve(const PX_REAL* restrict L, const PX_REAL* restrict g, PX_REAL* restrict x,
                           int n, int* env) {
   for (int i = 0; i < n; i++) x[i] = g[i];
@@ -638,35 +639,14 @@ PX_FN void pxk_cCholSolve(const PX_REAL* restrict L, const PX_REAL* restrict g, 
       if (i > f) x[i] = x[i] - pxk_cDot(L + i * n + f, x + f, i - f);
       x[i] = x[i] / L[i * (n + 1)];
     }
-    // the backward pass subtracts the rows j > i with env[j] <= i in ascending order: a linked
-    // list (env[5n ..] next, env[6n ..] previous) that row i + 1 joins at its front and that the
-    // rows whose envelope starts at i + 1 leave (pxk_cSvEnvelope's buckets)
-    const int* head = env + n;
-    const int* link = env + 2 * n;
-    int* next = env + 5 * n;
-    int* prev = env + 6 * n;
-    int first = -1;
+    // the backward pass by rows (as MuJoCo's sparse mju_cholSolveSparse): x[i] final, then its
+    // term taken from the x[j] of row i's envelope, j < i (each x[j] collects its terms from
+    // i = n - 1 down, where the dense pass sums them from i = j + 1 up)
     for (int i = n - 1; i >= 0; i--) {
-      int r = i + 1;
-      if (r < n && env[r] < r) {
-        next[r] = first;
-        prev[r] = -1;
-        if (first >= 0) prev[first] = r;
-        first = r;
-      }
-      if (r < n) {
-        for (int j = head[r]; j >= 0; j = link[j]) {
-          if (prev[j] >= 0) {
-            next[prev[j]] = next[j];
-          } else {
-            first = next[j];
-          }
-          if (next[j] >= 0) prev[next[j]] = prev[j];
-        }
-      }
-      PX_REAL xi = x[i];
-      for (int j = first; j >= 0; j = next[j]) xi = xi - L[j * n + i] * x[j];
-      x[i] = xi / L[i * (n + 1)];
+      PX_REAL xi = x[i] / L[i * (n + 1)];
+      x[i] = xi;
+      int f = env[i];
+      if (i > f) pxk_cAxpy(x + f, L + i * n + f, -xi, i - f);
     }
     return;
   }

@@ -83,7 +83,7 @@ typedef struct {
 // its columns. PXE_SPJ is 1 in storage made for such a model (px_efcSparse), else 0 (no room).
 // efc_is_env: scratch of a large island's solve, the first column of each row of H = M + J'DJ
 // (the envelope its Cholesky factor keeps; solver.h, pxk_cSvEnvelope), then the lists its column
-// sweeps keep (7 nv in all: pxk_cEnvNext, pxk_cCholSolve), efc_is_rowlo/hi the first
+// sweeps keep (5 nv in all: pxk_cEnvNext), efc_is_rowlo/hi the first
 // and last local column of each of its rows.
 // CPU only: the GPU layout (scripts/gen_layout.py) does not declare them and its executor refuses
 // the sparse Jacobian by name.
@@ -92,7 +92,7 @@ typedef struct {
   X(int, efc_J_rowadr, PXE_SPJ* PXE_ROWS)         \
   X(int, efc_J_rowsuper, PXE_SPJ* PXE_ROWS)       \
   X(int, efc_J_colind, PXE_SPJ* PXE_ROWS* PXE_NV) \
-  X(int, efc_is_env, PXE_SPJ* PXE_NV * 7)         \
+  X(int, efc_is_env, PXE_SPJ* PXE_NV * 5)         \
   X(int, efc_is_rowlo, PXE_SPJ* PXE_ROWS)         \
   X(int, efc_is_rowhi, PXE_SPJ* PXE_ROWS)
 
