@@ -2032,6 +2032,55 @@ PX_FN void pxk_projectY(PX_MDC int r) {
 }
 
 #ifdef PX_KERN_C
+// C fast path of pxk_projectY for the rows r and r + 1 of the dense layout: each row sees the
+// dialect's operations in its order, the two rows' interleaved so that their dependency chains
+// (every dof's term flows into its ancestors' entries) overlap
+PX_FN void pxk_cProjectY2(const pxModel* m, pxData* d, int r, int nv) {
+  PX_REAL* restrict y0 = d->efc_pg_Y + r * nv;
+  PX_REAL* restrict y1 = y0 + nv;
+  const PX_REAL* restrict ld = d->qLD;
+  const int* restrict colind = m->M_colind;
+  memcpy(y0, d->efc_J + r * nv, sizeof(PX_REAL) * 2 * (size_t)nv);
+  for (int i = nv - 1; i > 0; i--) {
+    if (m->dof_simplenum[i] != 0) continue;
+    int start = m->M_rowadr[i];
+    int end = start + m->M_rownnz[i] - 1;
+    PX_REAL x0 = y0[i];
+    PX_REAL x1 = y1[i];
+    int n0 = x0 != PX_R(0.0) ? 1 : 0;
+    int n1 = x1 != PX_R(0.0) ? 1 : 0;
+    if (n0 == 1 && n1 == 1) {
+      for (int a = start; a < end; a++) {
+        int c = colind[a];
+        PX_REAL l = ld[a];
+        y0[c] = y0[c] - l * x0;
+        y1[c] = y1[c] - l * x1;
+      }
+    } else if (n0 == 1) {
+      for (int a = start; a < end; a++) y0[colind[a]] = y0[colind[a]] - ld[a] * x0;
+    } else if (n1 == 1) {
+      for (int a = start; a < end; a++) y1[colind[a]] = y1[colind[a]] - ld[a] * x1;
+    }
+  }
+  const PX_REAL* restrict sc = d->efc_sv_cholupd;
+  for (int i = 0; i < nv; i++) {
+    y0[i] = y0[i] * sc[i];
+    y1[i] = y1[i] * sc[i];
+  }
+}
+
+// rows r.. of Y (pxk_projectY); returns how many: two on the dense layout, else one
+PX_FN int pxk_cProjectYRows(const pxModel* m, pxData* d, int r, int nefc) {
+  if (r + 1 < nefc && pxk_isSparse(m, d) == 0) {
+    pxk_cProjectY2(m, d, r, m->nv);
+    return 2;
+  }
+  pxk_projectY(m, d, r);
+  return 1;
+}
+#endif  // PX_KERN_C
+
+#ifdef PX_KERN_C
 // C fast path of pxk_projectARLower: the dialect's operations in its order per entry AR[i][k]
 // (k <= i): +0, then + Y[k][j] Y[i][j] over j ascending where Y[i][j] is not zero. The nonzero
 // entries of row i are listed first (64 columns at a time, so no branch per entry: a row's zero
@@ -2123,7 +2172,11 @@ PX_FN void pxk_projectExact(PX_MD) {
   int nefc = PXK_EN(PX_EFC_NEFC);
   int exact = (MOPT(enableflags) & PX_ENBL_DIAGEXACT) != 0 ? 1 : 0;
   pxk_projectScale(PX_MDARG);
+#ifdef PX_KERN_C
+  for (int r = 0; r < nefc;) r += pxk_cProjectYRows(m, d, r, nefc);
+#else
   for (int r = 0; r < nefc; r++) pxk_projectY(PX_MDARGC r);
+#endif  // PX_KERN_C
   if (exact == 1) {
     for (int i = 0; i < nefc; i++) {
       PXR a = PX_ZERO;
@@ -3265,8 +3318,12 @@ PX_FN int pxk_dualRun(PX_MDC int budget) {
       ck[PXK_CK_STAGE] = 1;
       ck[PXK_CK_ROW] = 0;
     } else if (stage == 1) {
+#ifdef PX_KERN_C
+      ck[PXK_CK_ROW] = row + pxk_cProjectYRows(m, d, row, nefc);
+#else
       pxk_projectY(PX_MDARGC row);
       ck[PXK_CK_ROW] = row + 1;
+#endif  // PX_KERN_C
     } else if (stage == 2) {
       pxk_projectARLower(PX_MDARGC row);
       ck[PXK_CK_ROW] = row + 1;
