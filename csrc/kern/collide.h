@@ -739,7 +739,7 @@ static inline int pxk_fastBroadphase(const pxModel* m, pxData* d, int nmax) {
     int s = sig[i];
     int b1 = s >> 16;
     int b2 = s & 0xFFFF;
-    // both tests must pass; the sweep's, cheaper and more selective, first
+    if (!pxk_fastMayTouch(m, d, b1, b2)) continue;
     if (!kind[i]) {
       if (!haveframe) {
         if (!pxk_fastFrame(m, d, frame)) return -1;
@@ -750,7 +750,6 @@ static inline int pxk_fastBroadphase(const pxModel* m, pxData* d, int nmax) {
       pxk_fastBounds(m, d, b2, frame);
       if (!pxk_fastSweepMeets(m, d, b1, b2, sapidx[b1], sapidx[b2])) continue;
     }
-    if (!pxk_fastMayTouch(m, d, b1, b2)) continue;
     out[npair++] = s;
   }
   return npair;
