@@ -237,6 +237,7 @@ def prepare(tmp):
 def build(tmp, jobs):
     env = dict(os.environ)
     env.pop("PX_DEV", None)  # the poisoning loops need not satisfy -Werror
+    env["PX_PGO"] = "0"  # one build: no profile-guided training run on the poisoned code
     cmd = [sys.executable, "setup.py", "-q", "build_ext", "--inplace", "-j", str(jobs)]
     r = subprocess.run(cmd, cwd=tmp, env=env, capture_output=True, text=True)
     if r.returncode != 0:
