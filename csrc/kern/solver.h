@@ -2040,7 +2040,8 @@ PX_FN void pxk_cProjectY2(const pxModel* m, pxData* d, int r, int nv) {
   PX_REAL* restrict y1 = y0 + nv;
   const PX_REAL* restrict ld = d->qLD;
   const int* restrict colind = m->M_colind;
-  memcpy(y0, d->efc_J + r * nv, sizeof(PX_REAL) * 2 * (size_t)nv);
+  memcpy(y0, d->efc_J + r * nv, sizeof(PX_REAL) * (size_t)nv);
+  memcpy(y1, d->efc_J + (r + 1) * nv, sizeof(PX_REAL) * (size_t)nv);
   for (int i = nv - 1; i > 0; i--) {
     if (m->dof_simplenum[i] != 0) continue;
     int start = m->M_rowadr[i];
