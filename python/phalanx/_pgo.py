@@ -8,8 +8,8 @@ and the crawler) stepped with each solver, cone, integrator and Jacobian layout,
 vector envs on one and two threads, and a long chain lying on a floor for the sparse Jacobian's
 large islands. No benchmark model of the repository is read. Profile feedback changes no result:
 the build keeps `-ffp-contract=off` and no fast-math, so every floating-point operation and its
-order stay as written (the tests and the benchmarks compare the two builds' trajectories bit for
-bit, docs/speed.md).
+order stay as written (`make pgo-check` compares the trajectories of the two builds bit for bit;
+docs/speed.md).
 """
 
 import os
